@@ -1,0 +1,65 @@
+"""跑胡子 (Paohuzi, 字牌): the rules of RULES.md as a pure-Python library.
+
+>>> import paohuzi
+>>> hand = paohuzi.parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
+>>> paohuzi.solve(hand, [], paohuzi.Card.parse("拾"), "other").huxi
+18
+"""
+
+from paohuzi.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards
+from paohuzi.chi import ChiOption, chi_options
+from paohuzi.errors import (
+    CardCountError,
+    CardTextError,
+    MeldError,
+    PaohuziError,
+    RulesetError,
+)
+from paohuzi.groups import Group, GroupKind
+from paohuzi.mingtang import Mingtang
+from paohuzi.rules import PRESETS, Ruleset
+from paohuzi.settlement import Settlement, WinContext, escape_penalty, settle
+from paohuzi.solver import (
+    Arrangement,
+    Wait,
+    best_partial_huxi,
+    can_hu,
+    solve,
+    solve_tianhu,
+    tianhu_kind,
+    waits,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ALL_CARDS",
+    "PRESETS",
+    "Arrangement",
+    "Card",
+    "CardCountError",
+    "CardTextError",
+    "ChiOption",
+    "Group",
+    "GroupKind",
+    "MeldError",
+    "Mingtang",
+    "PaohuziError",
+    "Ruleset",
+    "RulesetError",
+    "Settlement",
+    "Wait",
+    "WinContext",
+    "best_partial_huxi",
+    "can_hu",
+    "chi_options",
+    "counts_of",
+    "escape_penalty",
+    "format_cards",
+    "parse_cards",
+    "settle",
+    "solve",
+    "solve_tianhu",
+    "tianhu_kind",
+    "waits",
+]

@@ -1,0 +1,148 @@
+"""吃 (chi, eating a card) and 比 (bi, the copies that must go down with it), RULES.md §4.3.
+
+A *chi plan* is the eating group (the eaten card plus two hand cards forming
+a sentence or a 绞) and every 比 group: while the hand still holds a copy of
+the eaten card outside a 坎, each copy must be laid down in a further
+sentence or 绞 of hand cards (one 绞 may carry two copies). A 吃 whose copies
+cannot all be laid down is not allowed. Plans are found recursively, to any
+depth, and listed without duplicates.
+
+The first worked example of §4.3: with 二 三 一 in hand, eating 一 with 二三
+needs the other 一 laid down too — impossible here, so that 吃 is refused:
+
+>>> from paohuzi.cards import parse_cards, Card
+>>> chi_options(parse_cards("一二三"), Card.parse("一"))
+[]
+>>> [str(p) for p in chi_options(parse_cards("一二三 壹壹"), Card.parse("一"))]
+['吃一一壹', '吃一二三 比一壹壹', '吃一壹壹 比一二三']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from paohuzi.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards  # noqa: F401
+from paohuzi.errors import PaohuziError
+from paohuzi.groups import Group, GroupKind
+
+__all__ = ["ChiOption", "chi_options", "shapes_with"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChiOption:
+    """One legal way to 吃 a card: the eaten card, the eating group and the 比 groups."""
+
+    eaten: Card
+    eat: Group
+    bi: tuple[Group, ...]
+
+    @property
+    def groups(self) -> tuple[Group, ...]:
+        """The eating group and every 比 group, as laid on the table."""
+        return (self.eat, *self.bi)
+
+    @property
+    def hand_cards_used(self) -> list[Card]:
+        """The hand cards this plan lays down (the eaten card excluded)."""
+        used = list(self.eat.cards)
+        used.remove(self.eaten)
+        for g in self.bi:
+            used.extend(g.cards)
+        return used
+
+    def __str__(self) -> str:
+        """Text such as ``吃一二三 比一壹壹`` (eating group first)."""
+        return " ".join(["吃" + self.eat.text] + ["比" + g.text for g in self.bi])
+
+
+def shapes_with(card: int) -> list[tuple[int, int, int]]:
+    """Every sentence and 绞 shape (sorted card triples) that contains ``card``.
+
+    >>> [format_cards(s) for s in shapes_with(Card.parse("二"))]
+    ['一二三', '二三四', '二七十', '二二贰', '二贰贰']
+    """
+    size = 10 if card >= 10 else 0
+    v = card - size  # value index 0..9
+    shapes: list[tuple[int, int, int]] = []
+    for start in (v - 2, v - 1, v):
+        if start >= 0 and start + 2 <= 9:
+            shapes.append((size + start, size + start + 1, size + start + 2))
+    if v in (1, 6, 9):
+        shapes.append((size + 1, size + 6, size + 9))
+    other = (card + 10) % 20
+    shapes.append(tuple(sorted((card, card, other))))  # type: ignore[arg-type]
+    shapes.append(tuple(sorted((card, other, other))))  # type: ignore[arg-type]
+    return shapes
+
+
+def _bi_plans(counts: list[int], card: int, start: int,
+              shapes: list[tuple[int, int, int]]) -> list[list[tuple[int, int, int]]]:
+    """Every multiset of 比 shapes (index ≥ start, to avoid permutations) using all copies."""
+    if counts[card] == 0:
+        return [[]]
+    plans: list[list[tuple[int, int, int]]] = []
+    for i in range(start, len(shapes)):
+        shape = shapes[i]
+        need = counts_of(shape)
+        if any(counts[c] < n for c, n in enumerate(need) if n):
+            continue
+        for c in shape:
+            counts[c] -= 1
+        for rest in _bi_plans(counts, card, i, shapes):
+            plans.append([shape, *rest])
+        for c in shape:
+            counts[c] += 1
+    return plans
+
+
+def _group_of(shape: tuple[int, ...]) -> Group:
+    kind = GroupKind.JIAO if shape[0] % 10 == shape[2] % 10 else GroupKind.SENTENCE
+    return Group(kind, tuple(ALL_CARDS[c] for c in shape))
+
+
+def chi_options(hand: Iterable[int], card: int) -> list[ChiOption]:
+    """Every legal 吃 of ``card`` with this hand, with all its 比 completions.
+
+    Cards in a hand 坎 (three or four of a kind) take no part. Returns ``[]``
+    when the card cannot be eaten (no eating group, or the 比 cannot be
+    completed). The order is stable: by eating group, then by 比 groups.
+
+    The second worked example of §4.3 (hand 小1, 小2×2, 小3×2, 小4, 大2×2,
+    eating a 小2):
+
+    >>> for p in chi_options(parse_cards("一二二三三四贰贰"), Card.parse("二")):
+    ...     print(p)
+    吃一二三 比二二贰
+    吃一二三 比二三四 比二贰贰
+    吃二二贰 比一二三
+    吃二二贰 比二三四
+    吃二三四 比一二三 比二贰贰
+    吃二三四 比二二贰
+    吃二贰贰 比一二三 比二三四
+    """
+    counts = counts_of(hand)
+    if not 0 <= card < 20:
+        raise PaohuziError(f"card index must be 0..19, got {card}")
+    free = [n if n <= 2 else 0 for n in counts]
+    shapes = shapes_with(card)
+    seen: set[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = set()
+    options: list[ChiOption] = []
+    for eat in shapes:
+        need = list(eat)
+        need.remove(card)
+        if any(free[c] < need.count(c) for c in need):
+            continue
+        for c in need:
+            free[c] -= 1
+        for plan in _bi_plans(free, card, 0, shapes):  # 比 groups contain the card too
+            key = (eat, tuple(sorted(plan)))
+            if key in seen:
+                continue
+            seen.add(key)
+            options.append(ChiOption(ALL_CARDS[card], _group_of(eat),
+                                     tuple(_group_of(s) for s in sorted(plan))))
+        for c in need:
+            free[c] += 1
+    options.sort(key=lambda o: (o.eat.cards, tuple(g.cards for g in o.bi)))
+    return options

@@ -1,0 +1,34 @@
+"""The exceptions of :mod:`paohuzi`.
+
+Every error is a :class:`ValueError` subclass, so callers that only care about
+"bad input" can catch :class:`ValueError`; callers that care about *what* was
+wrong catch the precise class.
+"""
+
+from __future__ import annotations
+
+
+class PaohuziError(ValueError):
+    """Base class of every error this package raises on bad input."""
+
+
+class CardTextError(PaohuziError):
+    """Card text that does not parse: names the offending character and its position."""
+
+    def __init__(self, text: str, position: int, reason: str) -> None:
+        self.text = text
+        self.position = position
+        self.reason = reason
+        super().__init__(f"{reason} at position {position} in {text!r}")
+
+
+class CardCountError(PaohuziError):
+    """More copies of a card than the deck holds, or an impossible number of cards."""
+
+
+class RulesetError(PaohuziError):
+    """An unknown preset, an unknown option, or options that contradict each other."""
+
+
+class MeldError(PaohuziError):
+    """A table group (meld) whose kind is unknown or whose cards do not form that kind."""

@@ -1,0 +1,194 @@
+"""``paohuzi evaluate``: one question about a hand in JSON, one answer in JSON.
+
+The contract (see the README) in short: the input names the rules, the hand,
+the table groups, the winning card and its source, and a few flags; the output
+says whether the hand wins and, if so, its best arrangement and the full
+settlement.
+
+>>> answer = evaluate({"hand": "一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖",
+...                    "card": "拾", "source": "other"})
+>>> answer["hu"], answer["huxi"], answer["di"], answer["fan"], answer["points"]
+(True, 18, 2, 3, {'winner': 36, 'loser': -18})
+>>> evaluate({"hand": "一二三", "card": "Z"})
+Traceback (most recent call last):
+...
+paohuzi.evaluate.QuestionError: card: unknown card character 'Z' at position 0 in 'Z'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paohuzi.cards import Card, counts_of, format_cards, parse_cards, validate_counts
+from paohuzi.errors import PaohuziError
+from paohuzi.groups import Group, GroupKind, is_jiao
+from paohuzi.rules import Ruleset
+from paohuzi.settlement import WinContext, settle
+from paohuzi.solver import Arrangement, owned_card_count_ok, solve, solve_tianhu
+
+__all__ = ["MELD_KINDS", "QuestionError", "evaluate", "parse_meld"]
+
+MELD_KINDS = ("chi", "peng", "wei", "chouwei", "pao", "ti")
+"""Kinds of table group a question may name (``chi``: a sentence or 绞 laid by 吃 or 比)."""
+
+_KEYS = {"rules", "hand", "melds", "card", "source", "dealer", "last", "tianhu", "base",
+         "multiplier"}
+
+
+class QuestionError(PaohuziError):
+    """A malformed question: names the key and what is wrong with it."""
+
+
+def _cards(value: Any, key: str) -> list[Card]:
+    if not isinstance(value, str):
+        raise QuestionError(f"{key}: expected card text, got {type(value).__name__}")
+    try:
+        return parse_cards(value)
+    except PaohuziError as exc:
+        raise QuestionError(f"{key}: {exc}") from None
+
+
+def _flag(question: dict[str, Any], key: str) -> bool:
+    value = question.get(key, False)
+    if not isinstance(value, bool):
+        raise QuestionError(f"{key}: expected true or false, got {value!r}")
+    return value
+
+
+def parse_meld(value: Any, where: str = "meld") -> Group:
+    """A table group from ``{"kind": ..., "cards": ...}`` (kind one of :data:`MELD_KINDS`)."""
+    if not isinstance(value, dict) or set(value) != {"kind", "cards"}:
+        raise QuestionError(f"{where}: expected an object with exactly 'kind' and 'cards'")
+    kind = value["kind"]
+    if kind not in MELD_KINDS:
+        raise QuestionError(f"{where}: unknown meld kind {kind!r}; expected one of "
+                            f"{', '.join(MELD_KINDS)}")
+    cards = _cards(value["cards"], f"{where}.cards")
+    if kind == "chi":
+        group_kind = GroupKind.JIAO if is_jiao(tuple(sorted(cards))) else GroupKind.SENTENCE
+    else:
+        group_kind = GroupKind(kind)
+    try:
+        return Group.make(group_kind, cards)
+    except PaohuziError as exc:
+        raise QuestionError(f"{where}: {exc}") from None
+
+
+def _ruleset(question: dict[str, Any]) -> Ruleset:
+    overrides = {}
+    for key in ("base", "multiplier"):
+        if key in question:
+            value = question[key]
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise QuestionError(f"{key}: expected a positive integer, got {value!r}")
+            overrides[key] = value
+    try:
+        rules = Ruleset.from_json(question.get("rules", "qq"))
+        return rules.replace(**overrides) if overrides else rules
+    except PaohuziError as exc:
+        raise QuestionError(f"rules: {exc}") from None
+
+
+def _group_json(arrangement: Arrangement) -> list[dict[str, Any]]:
+    out = []
+    for i, group in enumerate(arrangement.groups):
+        item: dict[str, Any] = {"kind": group.kind.value, "cards": group.text,
+                                "huxi": group.huxi, "table": arrangement.on_table[i]}
+        if arrangement.winning_group == i:
+            item["winning"] = True
+        out.append(item)
+    return out
+
+
+def evaluate(question: dict[str, Any]) -> dict[str, Any]:
+    """Answer one question (a parsed JSON object); raise :class:`QuestionError` if malformed."""
+    if not isinstance(question, dict):
+        raise QuestionError(f"the question must be a JSON object, got {type(question).__name__}")
+    unknown = sorted(set(question) - _KEYS)
+    if unknown:
+        raise QuestionError(
+            f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
+    rules = _ruleset(question)
+    if "hand" not in question:
+        raise QuestionError("hand: missing")
+    hand = _cards(question["hand"], "hand")
+    melds_value = question.get("melds", [])
+    if not isinstance(melds_value, list):
+        raise QuestionError("melds: expected a list of {kind, cards} objects")
+    melds = [parse_meld(m, f"melds[{i}]") for i, m in enumerate(melds_value)]
+    dealer = _flag(question, "dealer")
+    last = _flag(question, "last")
+    tianhu = _flag(question, "tianhu")
+    source = question.get("source", "other")
+    if source not in ("self", "other", "liangzhang"):
+        raise QuestionError(f"source: expected self, other or liangzhang, got {source!r}")
+    card: Card | None = None
+    if question.get("card") is not None:
+        cards = _cards(question["card"], "card")
+        if len(cards) != 1:
+            raise QuestionError(f"card: expected exactly one card, got {len(cards)}")
+        card = cards[0]
+    elif not tianhu:
+        raise QuestionError("card: missing (only a 天胡 question may leave it out)")
+
+    all_cards = list(hand) + [c for m in melds for c in m.cards] + ([card] if card else [])
+    try:
+        validate_counts(counts_of(all_cards), "hand, melds and card together")
+    except PaohuziError as exc:
+        raise QuestionError(str(exc)) from None
+    counts = counts_of(hand)
+    n_owned = len(hand) + sum(len(m.cards) for m in melds)
+    pao_ti = sum(1 for m in melds if m.is_pao_or_ti) + sum(1 for n in counts if n == 4)
+
+    if tianhu:
+        if any(m.kind is not GroupKind.TI for m in melds):
+            raise QuestionError("melds: at the deal only 提 (ti) can lie on the table")
+        dealt = list(hand) + ([card] if card is not None else [])
+        expected = 21 if dealer else 20
+        if len(dealt) + sum(len(m.cards) for m in melds) != expected:
+            raise QuestionError(
+                f"hand: a {'dealer' if dealer else 'non-dealer'}'s dealt hand holds {expected} "
+                f"cards (the dealer's with the 亮张), got {len(dealt) + 4 * len(melds)}")
+        win = solve_tianhu(dealt, melds)
+        if win is None:
+            return {"hu": False, "reason": "no mandatory 天胡: needs 3 提, or 5 提 and 坎 together"}
+        ctx = WinContext(zimo=True, haidi=False, tianhu=True)
+    else:
+        assert card is not None
+        if not owned_card_count_ok(n_owned, pao_ti):
+            most = 20 + max(0, pao_ti - 1)
+            allowed = "exactly 20" if most == 20 else f"20 to {most}"
+            raise QuestionError(
+                f"hand: impossible card count: hand and table hold {n_owned} cards with "
+                f"{pao_ti} 跑/提, where a player holds {allowed} between turns (RULES §4.4)")
+        win = solve(hand, melds, card, source, dealer=dealer)
+        if win is None:
+            return {"hu": False, "reason": "the cards do not form 7 门子 "
+                    "(every card in a group, one pair exactly when a 跑/提 is owned)"}
+        if win.huxi < rules.min_huxi:
+            return {"hu": False, "huxi": win.huxi,
+                    "reason": f"{win.huxi} 胡息 is below the {rules.min_huxi} needed to win"}
+        is_tianhu = source == "liangzhang"
+        zimo = source == "self" or (is_tianhu and dealer)
+        ctx = WinContext(zimo=zimo, haidi=last, tianhu=is_tianhu)
+    s = settle(win, ctx, rules)
+    answer: dict[str, Any] = {
+        "hu": True,
+        "huxi": win.huxi,
+        "groups": _group_json(win),
+        "zimo": s.zimo,
+        "haidi": s.haidi,
+        "tianhu": s.tianhu,
+        "di": s.di,
+        "fan": s.fan,
+        "mingtang": [{"name": m.name, "fan": m.fan} for m in s.mingtang],
+        "points": {"winner": s.winner_points, "loser": s.loser_points},
+        "beans": {"winner": s.winner_beans, "loser": s.loser_beans},
+        "rules": rules.name,
+    }
+    if win.leftover:
+        answer["leftover"] = format_cards(win.leftover)
+    if rules.xingjia:
+        answer["points"]["xingjia"] = s.xingjia_points * (rules.players - 1)
+        answer["beans"]["xingjia"] = s.xingjia_points * (rules.players - 1) * rules.multiplier
+    return answer

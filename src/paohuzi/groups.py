@@ -1,0 +1,196 @@
+"""Groups (牌型, 门子) and their 胡息 (RULES.md §2 and §5).
+
+This module is the one place that knows which three or four cards form which
+group and what each group scores.
+
+>>> Group.parse("sentence", "壹贰叁").huxi
+6
+>>> Group.parse("peng", "七七七").huxi
+1
+>>> Group.parse("jiao", "九九玖").huxi
+0
+>>> Group.parse("sentence", "壹二三")
+Traceback (most recent call last):
+...
+paohuzi.errors.MeldError: 壹二三 is not a sentence (一句话)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Final
+
+from paohuzi.cards import ALL_CARDS, Card, format_cards, parse_cards
+from paohuzi.errors import MeldError
+
+__all__ = [
+    "HUXI_TABLE",
+    "Group",
+    "GroupKind",
+    "group_huxi",
+    "is_jiao",
+    "is_sentence",
+    "scoring_sentence_huxi",
+]
+
+
+class GroupKind(Enum):
+    """The kinds of group (牌型). Each one is one 门子 (meld) of a hand."""
+
+    SENTENCE = "sentence"
+    """一句话: three consecutive values of one size, or 二七十 / 贰柒拾."""
+    JIAO = "jiao"
+    """绞: one value in both sizes, 2+1 (九九玖, 九玖玖)."""
+    PAIR = "pair"
+    """对 / 将 (jiang): the pair required when a 跑/提 is owned."""
+    KAN = "kan"
+    """坎: three identical cards dealt into the hand; never split."""
+    PENG = "peng"
+    """碰: a hand pair plus another player's card, face up."""
+    WEI = "wei"
+    """偎: a hand pair plus one's own drawn card, face down."""
+    CHOUWEI = "chouwei"
+    """臭偎: a 偎 of a card whose 碰 was declined; one card face up."""
+    PAO = "pao"
+    """跑: four identical, completed by another's card (or a draw onto a 碰)."""
+    TI = "ti"
+    """提: four identical, dealt or completed by one's own draw; one card up."""
+
+    @property
+    def size(self) -> int:
+        """How many cards a group of this kind holds."""
+        if self is GroupKind.PAIR:
+            return 2
+        if self in (GroupKind.PAO, GroupKind.TI):
+            return 4
+        return 3
+
+    @property
+    def identical(self) -> bool:
+        """Whether the group is made of identical cards (pair, 坎, 碰, 偎, 跑, 提)."""
+        return self not in (GroupKind.SENTENCE, GroupKind.JIAO)
+
+
+#: 胡息 of the groups of identical cards, as (small, big) — RULES.md §5.
+HUXI_TABLE: Final[dict[GroupKind, tuple[int, int]]] = {
+    GroupKind.PAIR: (0, 0),
+    GroupKind.PENG: (1, 3),
+    GroupKind.KAN: (3, 6),
+    GroupKind.WEI: (3, 6),
+    GroupKind.CHOUWEI: (3, 6),
+    GroupKind.PAO: (6, 9),
+    GroupKind.TI: (9, 12),
+}
+#: 胡息 of 一二三 and 二七十 (small) / 壹贰叁 and 贰柒拾 (big) — RULES.md §5.
+SCORING_SENTENCE_HUXI: Final = (3, 6)
+
+_SCORING_SENTENCES: Final = frozenset({(0, 1, 2), (1, 6, 9), (10, 11, 12), (11, 16, 19)})
+
+
+def is_sentence(cards: tuple[int, ...]) -> bool:
+    """Three cards of one size with consecutive values, or 二七十 / 贰柒拾 (sorted input)."""
+    if len(cards) != 3:
+        return False
+    a, b, c = cards
+    if a // 10 != c // 10:
+        return False
+    return (b == a + 1 and c == a + 2) or (a % 10, b % 10, c % 10) == (1, 6, 9)
+
+
+def is_jiao(cards: tuple[int, ...]) -> bool:
+    """Three cards of one value, both sizes present (sorted input)."""
+    if len(cards) != 3:
+        return False
+    a, b, c = cards
+    return a % 10 == b % 10 == c % 10 and a != c
+
+
+def scoring_sentence_huxi(cards: tuple[int, ...]) -> int:
+    """胡息 of a sentence: 3 for 一二三/二七十, 6 for 壹贰叁/贰柒拾, else 0 (sorted input)."""
+    if cards in _SCORING_SENTENCES:
+        return SCORING_SENTENCE_HUXI[cards[0] >= 10]
+    return 0
+
+
+def group_huxi(kind: GroupKind, cards: tuple[int, ...]) -> int:
+    """胡息 of a group (RULES.md §5). ``cards`` sorted."""
+    if kind is GroupKind.SENTENCE:
+        return scoring_sentence_huxi(cards)
+    if kind is GroupKind.JIAO:
+        return 0
+    return HUXI_TABLE[kind][cards[0] >= 10]
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A group of cards of one kind. ``cards`` are sorted card indices.
+
+    Build it with :meth:`make` (validates) or :meth:`parse` (from text).
+    """
+
+    kind: GroupKind
+    cards: tuple[Card, ...]
+    huxi: int = field(init=False, compare=False)
+    """胡息 of this group (RULES.md §5), computed once."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "huxi", group_huxi(self.kind, self.cards))
+
+    @classmethod
+    def identical(cls, kind: GroupKind, card: int) -> Group:
+        """The shared instance of a group of identical cards (pair, 坎, 碰, 偎, 臭偎, 跑, 提).
+
+        >>> Group.identical(GroupKind.TI, 19).huxi
+        12
+        """
+        return _IDENTICAL[kind][card]
+
+    @classmethod
+    def make(cls, kind: GroupKind | str, cards: Sequence[int]) -> Group:
+        """Validate and build a group; raises :class:`MeldError` when the cards don't fit."""
+        try:
+            kind = GroupKind(kind) if isinstance(kind, str) else kind
+        except ValueError:
+            names = ", ".join(k.value for k in GroupKind)
+            raise MeldError(f"unknown group kind {kind!r}; expected one of {names}") from None
+        given = format_cards(cards)
+        ordered = tuple(sorted(ALL_CARDS[c] for c in cards))
+        if len(ordered) != kind.size:
+            raise MeldError(
+                f"a {kind.value} holds {kind.size} cards, got {len(ordered)}: "
+                f"{given}"
+            )
+        if kind is GroupKind.SENTENCE:
+            if not is_sentence(ordered):
+                raise MeldError(f"{given} is not a sentence (一句话)")
+        elif kind is GroupKind.JIAO:
+            if not is_jiao(ordered):
+                raise MeldError(f"{given} is not a 绞 (jiao)")
+        elif len(set(ordered)) != 1:
+            raise MeldError(f"a {kind.value} needs identical cards, got {given}")
+        return cls(kind, ordered)
+
+    @classmethod
+    def parse(cls, kind: GroupKind | str, text: str) -> Group:
+        """Build a group from card text."""
+        return cls.make(kind, parse_cards(text))
+
+    @property
+    def is_pao_or_ti(self) -> bool:
+        """Whether this group is a 跑 or 提 (which obliges a pair)."""
+        return self.kind in (GroupKind.PAO, GroupKind.TI)
+
+    @property
+    def text(self) -> str:
+        return format_cards(self.cards)
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}:{self.text}"
+
+
+_IDENTICAL: Final[dict[GroupKind, tuple[Group, ...]]] = {
+    kind: tuple(Group(kind, (card,) * kind.size) for card in ALL_CARDS)
+    for kind in GroupKind if kind.identical
+}

@@ -1,0 +1,149 @@
+"""Rulesets (RULES.md §9): one frozen, validated options object and its presets.
+
+>>> Ruleset.preset("qq").min_huxi
+15
+>>> Ruleset.preset("two-player").players, Ruleset.preset("two-player").set_aside
+(2, 20)
+>>> Ruleset.preset("qq").replace(min_huxi=18).min_huxi
+18
+>>> Ruleset.preset("mahjong")
+Traceback (most recent call last):
+...
+paohuzi.errors.RulesetError: unknown preset 'mahjong'; presets: qq, changde, hunan, two-player
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from paohuzi.errors import RulesetError
+
+__all__ = ["PRESETS", "Ruleset", "SettlementScheme"]
+
+SettlementScheme = Literal["qq", "changde", "hunan"]
+_SCHEMES: tuple[str, ...] = ("qq", "changde", "hunan")
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """Every rule option of a game, validated on creation.
+
+    Attributes:
+        name: the preset it came from (or a name of one's own).
+        players: seats that play a hand (2 or 3).
+        xingjia: a 4th seat, the 醒家, who sits out each hand and is paid by
+            the losers (``hunan`` option; needs 3 players).
+        min_huxi: 胡息 needed to win (15; the two-player preset uses 21).
+        set_aside: cards put aside unseen after the deal (two-player: 20).
+        settlement: how a win is scored: ``qq`` (底 × 番, §7), ``changde``
+            (等 × 花样番) or ``hunan`` (囤 × one 名堂 multiplier).
+        chou_blocks_peng: whether a 臭 card also bars 碰 (``hunan``: 吃 only).
+        zimo_huxi: 胡息 added for 自摸 before 囤 is counted (``hunan``: 3).
+        zimo_di: 底/等 added for 自摸 (``qq`` and ``changde``: 1).
+        base: the room's base score 房间底分 (d).
+        multiplier: the room's bean multiplier 场次倍数.
+        escape_bonus: the 8 of the escape penalty (§7.4).
+    """
+
+    name: str = "qq"
+    players: int = 3
+    xingjia: bool = False
+    min_huxi: int = 15
+    set_aside: int = 0
+    settlement: SettlementScheme = "qq"
+    chou_blocks_peng: bool = True
+    zimo_huxi: int = 0
+    zimo_di: int = 1
+    base: int = 3
+    multiplier: int = 1
+    escape_bonus: int = 8
+
+    def __post_init__(self) -> None:
+        if self.players not in (2, 3):
+            raise RulesetError(f"players must be 2 or 3, got {self.players!r}")
+        if self.xingjia and self.players != 3:
+            raise RulesetError("a 醒家 (xingjia) 4th seat needs players=3")
+        if self.settlement not in _SCHEMES:
+            raise RulesetError(
+                f"settlement must be one of {', '.join(_SCHEMES)}, got {self.settlement!r}"
+            )
+        if not isinstance(self.min_huxi, int) or not 15 <= self.min_huxi <= 30:
+            raise RulesetError(f"min_huxi must be an integer 15..30, got {self.min_huxi!r}")
+        dealt = 20 * self.players + 1
+        if not isinstance(self.set_aside, int) or not 0 <= self.set_aside <= 80 - dealt - 1:
+            raise RulesetError(
+                f"set_aside must leave at least one card in the wall: 0..{80 - dealt - 1}, "
+                f"got {self.set_aside!r}"
+            )
+        for field in ("base", "multiplier"):
+            value = getattr(self, field)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise RulesetError(f"{field} must be a positive integer, got {value!r}")
+        for field in ("zimo_huxi", "zimo_di", "escape_bonus"):
+            value = getattr(self, field)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise RulesetError(f"{field} must be a non-negative integer, got {value!r}")
+
+    @property
+    def seats(self) -> int:
+        """Seats at the table: the players, plus the 醒家 if there is one."""
+        return self.players + (1 if self.xingjia else 0)
+
+    @property
+    def wall_size(self) -> int:
+        """Cards in the wall (墩) after the deal, 亮张 and set-aside cards."""
+        return 80 - 20 * self.players - 1 - self.set_aside
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> Ruleset:
+        """A named preset of §9, optionally with some options changed."""
+        try:
+            options = PRESETS[name]
+        except (KeyError, TypeError):
+            raise RulesetError(
+                f"unknown preset {name!r}; presets: {', '.join(PRESETS)}"
+            ) from None
+        return cls.from_dict({**options, "name": name, **overrides})
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Ruleset:
+        """Build from a dict of options; unknown keys are an error."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RulesetError(
+                f"unknown rule option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        return cls(**data)
+
+    @classmethod
+    def from_json(cls, data: str | dict[str, Any] | None) -> Ruleset:
+        """A preset name, or a dict with an optional ``preset`` key plus overrides."""
+        if data is None:
+            return cls.preset("qq")
+        if isinstance(data, str):
+            return cls.preset(data)
+        if isinstance(data, dict):
+            options = dict(data)
+            preset = options.pop("preset", options.get("name", "qq"))
+            return cls.preset(str(preset), **options)
+        raise RulesetError(f"rules must be a preset name or an object, got {type(data).__name__}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option, for game records (round-trips through :meth:`from_dict`)."""
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> Ruleset:
+        """A copy with some options changed (validated again)."""
+        return self.from_dict({**self.to_dict(), **changes})
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "qq": {},
+    "changde": {"settlement": "changde"},
+    "hunan": {"settlement": "hunan", "chou_blocks_peng": False, "zimo_huxi": 3, "zimo_di": 0},
+    "two-player": {"players": 2, "set_aside": 20, "min_huxi": 21},
+}
+"""The presets of RULES.md §9, as option overrides of the defaults (= ``qq``)."""

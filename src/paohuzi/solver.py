@@ -1,0 +1,383 @@
+"""The hand solver (RULES.md §2, §5, §6): can this hand win, its best arrangement, its waits.
+
+A position is the cards in hand, the groups on the table (melds) and, for a
+win, the winning card with where it came from:
+
+* ``"self"`` — drawn from the wall by the player himself;
+* ``"other"`` — drawn from the wall by another player and shown;
+* ``"liangzhang"`` — the dealer's shown 21st card (亮张). For the dealer it is
+  a card of his own deal (a pair with it is a 坎, a 坎 with it a 提); for
+  anyone else it is another player's card.
+
+The winning card is grouped as RULES.md §4.2 and §5 say: onto one's own hand
+坎 or table 偎 a self-drawn card must make a 提 (破跑不破提) and onto a hand pair
+a 偎; another player's card may make a 跑 of a hand 坎 or table 偎 and a 碰 of a
+hand pair, or be used in another group instead (破跑胡); any drawn card may turn a
+table 碰 into a 跑 or be used elsewhere. Every choice is tried and the
+arrangement with the most 胡息 is returned.
+
+>>> from paohuzi.cards import parse_cards, Card
+>>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
+>>> best = solve(hand, [], Card.parse("拾"), "other")
+>>> best.huxi, len(best.groups)
+(18, 7)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, validate_counts
+from paohuzi.decompose import best_free_huxi, best_free_split, partial_scoring_sentences
+from paohuzi.errors import PaohuziError
+from paohuzi.groups import Group, GroupKind
+from paohuzi.rules import Ruleset
+
+__all__ = [
+    "MENZI_TO_WIN",
+    "SOURCES",
+    "Arrangement",
+    "Source",
+    "Wait",
+    "best_huxi",
+    "best_partial_huxi",
+    "can_hu",
+    "owned_card_count_ok",
+    "solve",
+    "solve_tianhu",
+    "tianhu_kind",
+    "waits",
+]
+
+Source = Literal["self", "other", "liangzhang"]
+SOURCES: tuple[str, ...] = ("self", "other", "liangzhang")
+MENZI_TO_WIN = 7
+"""A winning hand is exactly 7 门子 (§6.1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """A split of a player's cards into groups, with its 胡息.
+
+    Attributes:
+        groups: every group, table groups first, then hand groups.
+        on_table: for each group, whether it lies on the table (melds, and a
+            table 碰/偎 grown by the winning card).
+        leftover: cards in no group (only for a mandatory 天胡, §6.4).
+        winning_group: index in ``groups`` of the group holding the winning
+            card, or ``None`` (天胡 without a card).
+    """
+
+    groups: tuple[Group, ...]
+    on_table: tuple[bool, ...]
+    leftover: tuple[Card, ...] = ()
+    winning_group: int | None = None
+
+    @property
+    def huxi(self) -> int:
+        """胡息: the sum over the groups (§5)."""
+        return sum(g.huxi for g in self.groups)
+
+    @property
+    def cards(self) -> list[Card]:
+        """Every card the player owns in this arrangement."""
+        out = [c for g in self.groups for c in g.cards]
+        out.extend(self.leftover)
+        return out
+
+    @property
+    def all_identical(self) -> bool:
+        """Every 门子 made of identical cards (对对胡's condition), nothing left over."""
+        return not self.leftover and all(g.kind.identical for g in self.groups)
+
+    def __str__(self) -> str:
+        parts = [f"{g}({g.huxi})" for g in self.groups]
+        if self.leftover:
+            parts.append(f"leftover:{format_cards(self.leftover)}")
+        return f"{self.huxi} 胡息: " + " ".join(parts)
+
+
+def owned_card_count_ok(n_cards: int, n_pao_ti: int) -> bool:
+    """Whether a player can own ``n_cards`` (hand + table) between turns (§4.4).
+
+    A player starts with 20 cards and after an intake discards exactly when he
+    holds more than ``20 + max(0, k - 1)``, ``k`` his 跑 and 提.
+    """
+    return 20 <= n_cards <= 20 + max(0, n_pao_ti - 1)
+
+
+# How the winning card may be placed (a "scenario"):
+_FREE = 0  # the card joins the free hand cards
+_GROW_KAN = 1  # a hand 坎 becomes 跑 (another's card) or 提 (own draw)
+_GROW_MELD = 2  # a table 偎/臭偎 becomes 跑/提, or a table 碰 becomes 跑
+_WITH_PAIR = 3  # a hand pair becomes 碰 (another's card), 偎 (own draw) or 坎 (own 亮张)
+
+
+def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: str,
+                dealer: bool) -> list[tuple[int, Group | None, int]]:
+    """Every allowed placement: ``(how, the group the card forms, meld index)`` (§4.2, §5)."""
+    if source not in SOURCES:
+        raise PaohuziError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
+    own = source == "self" or (source == "liangzhang" and dealer)
+    held = hand[card]
+    if held == 3:
+        grown = Group.identical(GroupKind.TI if own else GroupKind.PAO, card)
+        # 破跑胡: another's card may be used elsewhere; a 提 is never broken.
+        return [(_GROW_KAN, grown, -1)] if own else [(_GROW_KAN, grown, -1), (_FREE, None, -1)]
+    for i, meld in enumerate(melds):
+        if meld.cards[0] == card and meld.kind in _GROWABLE:
+            if meld.kind is GroupKind.PENG:  # any drawn card may make it a 跑, or be used
+                return [(_GROW_MELD, Group.identical(GroupKind.PAO, card), i), (_FREE, None, -1)]
+            if own:
+                return [(_GROW_MELD, Group.identical(GroupKind.TI, card), i)]
+            return [(_GROW_MELD, Group.identical(GroupKind.PAO, card), i), (_FREE, None, -1)]
+    if held == 2:
+        if own:
+            kind = GroupKind.KAN if source == "liangzhang" else GroupKind.WEI
+            return [(_WITH_PAIR, Group.identical(kind, card), -1)]
+        return [(_WITH_PAIR, Group.identical(GroupKind.PENG, card), -1), (_FREE, None, -1)]
+    return [(_FREE, None, -1)]
+
+
+_GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
+
+
+def _best(hand: list[int], melds: Sequence[Group], card: int, source: str, dealer: bool
+          ) -> tuple[int, tuple[int, Group | None, int] | None, list[int]]:
+    """Most 胡息 of a winning arrangement: ``(huxi, placement, free counts)``; -1 if none."""
+    if not 0 <= card < KINDS:
+        raise PaohuziError(f"card index must be 0..19, got {card}")
+    total = list(hand)
+    table_huxi = 0
+    table_pao_ti = 0
+    for meld in melds:
+        table_huxi += meld.huxi
+        table_pao_ti += meld.kind is GroupKind.PAO or meld.kind is GroupKind.TI
+        for c in meld.cards:
+            total[c] += 1
+    total[card] += 1
+    validate_counts(total, "hand, table and winning card together")
+    locked_huxi = 0
+    locked_n = 0
+    locked_ti = 0
+    free = [0] * KINDS
+    for i, n in enumerate(hand):
+        if n <= 2:
+            free[i] = n
+        elif n == 3:
+            locked_huxi += _KAN_HUXI[i >= 10]
+            locked_n += 1
+        else:
+            locked_huxi += _TI_HUXI[i >= 10]
+            locked_n += 1
+            locked_ti += 1
+    best_huxi = -1
+    best_placement = None
+    best_free = free
+    for placement in _placements(hand, melds, card, source, dealer):
+        how, group, index = placement
+        fixed_n = len(melds) + locked_n
+        fixed_huxi = table_huxi + locked_huxi
+        pao_ti = table_pao_ti + locked_ti
+        f = free
+        if how == _FREE:
+            f = list(free)
+            f[card] += 1
+        else:
+            assert group is not None
+            fixed_huxi += group.huxi
+            if how == _GROW_KAN:
+                fixed_huxi -= _KAN_HUXI[card >= 10]
+                pao_ti += 1
+            elif how == _GROW_MELD:
+                fixed_huxi -= melds[index].huxi
+                pao_ti += 1
+            else:
+                f = list(free)
+                f[card] = 0
+                fixed_n += 1
+        need_pair = pao_ti > 0
+        n_free = sum(f) - (2 if need_pair else 0)
+        if n_free < 0 or n_free % 3 or fixed_n + n_free // 3 + need_pair != MENZI_TO_WIN:
+            continue
+        free_huxi = best_free_huxi(f, need_pair)
+        if free_huxi >= 0 and free_huxi + fixed_huxi > best_huxi:
+            best_huxi, best_placement, best_free = free_huxi + fixed_huxi, placement, f
+    return best_huxi, best_placement, best_free
+
+
+_KAN_HUXI = (Group.identical(GroupKind.KAN, 0).huxi, Group.identical(GroupKind.KAN, 10).huxi)
+_TI_HUXI = (Group.identical(GroupKind.TI, 0).huxi, Group.identical(GroupKind.TI, 10).huxi)
+
+
+def best_huxi(hand: Iterable[int], melds: Sequence[Group], card: int, source: str = "other",
+              *, dealer: bool = False) -> int:
+    """The 胡息 of :func:`solve`'s arrangement without building it; -1 when none (fast path)."""
+    return _best(counts_of(hand), melds, card, source, dealer)[0]
+
+
+def solve(hand: Iterable[int], melds: Sequence[Group], card: int, source: str = "other",
+          *, dealer: bool = False) -> Arrangement | None:
+    """The arrangement with the most 胡息 of hand + melds + the winning card, or ``None``.
+
+    The 7-门子 condition and the pair rule (§6.1) are checked; the 胡息
+    threshold is not (see :func:`can_hu`).
+    """
+    counts = counts_of(hand)
+    huxi, placement, free = _best(counts, melds, card, source, dealer)
+    if placement is None:
+        return None
+    how, grown, index = placement
+    table = list(melds)
+    locked = _locked_groups(counts)
+    extra: list[Group] = []
+    winning: int | None = None
+    if how == _GROW_MELD:
+        assert grown is not None
+        table[index] = grown
+        winning = index
+    elif how == _GROW_KAN:
+        assert grown is not None
+        locked = [g for g in locked if g.cards[0] != card]
+        extra.append(grown)
+    elif how == _WITH_PAIR:
+        assert grown is not None
+        extra.append(grown)
+    fixed = table + locked + extra
+    if extra:
+        winning = len(fixed) - 1
+    need_pair = any(g.is_pao_or_ti for g in fixed)
+    split = best_free_split(free, need_pair)
+    assert split is not None and split[0] + sum(g.huxi for g in fixed) == huxi
+    groups = fixed + [Group(GroupKind(kind), tuple(ALL_CARDS[c] for c in cards))
+                      for kind, cards in split[1]]
+    if winning is None:  # the card went to the free cards: the first free group holding it
+        winning = next(i for i in range(len(fixed), len(groups)) if card in groups[i].cards)
+    on_table = tuple(i < len(table) for i in range(len(groups)))
+    return Arrangement(tuple(groups), on_table, (), winning)
+
+
+def _locked_groups(hand: Sequence[int]) -> list[Group]:
+    """Hand 坎 (3 identical) and 提 (4 identical): always whole (§2)."""
+    return [Group.identical(GroupKind.KAN if n == 3 else GroupKind.TI, i)
+            for i, n in enumerate(hand) if n >= 3]
+
+
+def can_hu(hand: Iterable[int], melds: Sequence[Group], card: int, source: str,
+           rules: Ruleset, *, dealer: bool = False) -> bool:
+    """Whether the hand wins on ``card``: 7 门子 and at least ``rules.min_huxi`` 胡息."""
+    return best_huxi(hand, melds, card, source, dealer=dealer) >= rules.min_huxi
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A card the hand waits on (听牌) and the 胡息 it would give.
+
+    ``huxi_self`` if the player draws it himself, ``huxi_other`` if another
+    player draws it; ``None`` where that way does not win.
+    """
+
+    card: Card
+    huxi_self: int | None
+    huxi_other: int | None
+
+
+def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[Wait]:
+    """Every card that would complete this hand, with its 胡息 (threshold applied).
+
+    >>> from paohuzi.cards import parse_cards
+    >>> from paohuzi.rules import Ruleset
+    >>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
+    >>> [(w.card.text, w.huxi_self, w.huxi_other) for w in waits(hand, [], Ruleset())]
+    [('柒', 18, 18), ('拾', 18, 18)]
+    """
+    hand_counts = counts_of(hand)
+    counts = list(hand_counts)
+    for meld in melds:
+        for c in meld.cards:
+            counts[c] += 1
+    validate_counts(counts, "hand and table")
+    out = []
+    for x in range(KINDS):
+        if counts[x] >= 4:
+            continue
+        results: list[int | None] = []
+        for source in ("self", "other"):
+            huxi = _best(hand_counts, melds, x, source, False)[0]
+            results.append(huxi if huxi >= rules.min_huxi else None)
+        if results[0] is not None or results[1] is not None:
+            out.append(Wait(ALL_CARDS[x], results[0], results[1]))
+    return out
+
+
+def best_partial_huxi(hand: Iterable[int], melds: Sequence[Group] = ()) -> int:
+    """The most 胡息 these cards can make with leftovers allowed (§6.4, §7.4).
+
+    Table groups and hand 坎/提 count whole; the other hand cards add the best
+    choice of 一二三 / 二七十 / 壹贰叁 / 贰柒拾 among them.
+
+    >>> from paohuzi.cards import parse_cards
+    >>> best_partial_huxi(parse_cards("一二三 壹壹壹 五六"))
+    9
+    """
+    counts = counts_of(hand)
+    validate_counts(counts, "hand")
+    locked = _locked_groups(counts)
+    free = [n if n <= 2 else 0 for n in counts]
+    return (sum(g.huxi for g in melds) + sum(g.huxi for g in locked)
+            + partial_scoring_sentences(free))
+
+
+def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> str | None:
+    """The mandatory 天胡 a dealt hand has (§6.4): ``"3ti"``, ``"5kan"`` or ``None``.
+
+    3 or more 提, or 5 or more 提 and 坎 together (a 提 counts as a 坎).
+    ``melds`` may hold 提 already laid down.
+    """
+    counts = counts_of(hand)
+    ti = sum(1 for n in counts if n == 4) + sum(1 for m in melds if m.kind is GroupKind.TI)
+    kan = sum(1 for n in counts if n == 3)
+    if ti >= 3:
+        return "3ti"
+    if ti + kan >= 5:
+        return "5kan"
+    return None
+
+
+def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = ()) -> Arrangement | None:
+    """The 天胡 arrangement of a dealt hand (§6.4), or ``None`` if it has no mandatory 天胡.
+
+    Its 胡息 is the 提/坎 胡息 plus the best the other cards make, leftovers allowed.
+
+    >>> from paohuzi.cards import parse_cards
+    >>> a = solve_tianhu(parse_cards("一一一一 二二二二 叁叁叁叁 三 壹贰 七八九 十"))
+    >>> a.huxi, a.leftover
+    (30, (Card('三'), Card('七'), Card('八'), Card('九'), Card('十'), Card('壹'), Card('贰')))
+    """
+    hand = list(hand)
+    counts = counts_of(hand)
+    if any(m.kind is not GroupKind.TI for m in melds):
+        raise PaohuziError("at the deal only 提 can lie on the table")
+    validate_counts([counts[i] + sum(m.cards.count(ALL_CARDS[i]) for m in melds)
+                     for i in range(KINDS)], "hand and table")
+    if tianhu_kind(hand, melds) is None:
+        return None
+    locked = _locked_groups(counts)
+    free = [n if n <= 2 else 0 for n in counts]
+    groups: list[Group] = list(melds) + locked
+    for offset in (0, 10):
+        c = free[offset : offset + 10]
+        n123 = min(c[0], c[1], c[2])
+        n2710 = min(c[1] - n123, c[6], c[9])
+        # 一二三 first, then 二七十 with the 2s left: optimal (see partial_scoring_sentences).
+        for shape, n in (((0, 1, 2), n123), ((1, 6, 9), n2710)):
+            for _ in range(n):
+                groups.append(Group(GroupKind.SENTENCE,
+                                    tuple(ALL_CARDS[offset + k] for k in shape)))
+                for k in shape:
+                    free[offset + k] -= 1
+    leftover = tuple(ALL_CARDS[i] for i in range(KINDS) for _ in range(free[i]))
+    on_table = tuple([True] * len(melds) + [False] * (len(groups) - len(melds)))
+    return Arrangement(tuple(groups), on_table, leftover, None)

@@ -1,0 +1,60 @@
+"""RULES.md §9: rulesets and presets."""
+
+from __future__ import annotations
+
+import pytest
+
+from paohuzi.errors import RulesetError
+from paohuzi.rules import PRESETS, Ruleset
+
+
+def test_presets_exist_and_differ_as_section_9_says():
+    assert set(PRESETS) == {"qq", "changde", "hunan", "two-player"}
+    qq = Ruleset.preset("qq")
+    assert (qq.players, qq.min_huxi, qq.settlement, qq.base, qq.multiplier) == (3, 15, "qq", 3, 1)
+    assert Ruleset() == qq
+    assert Ruleset.preset("changde").settlement == "changde"
+    hunan = Ruleset.preset("hunan")
+    assert (hunan.settlement, hunan.chou_blocks_peng, hunan.zimo_huxi) == ("hunan", False, 3)
+    assert Ruleset.preset("hunan", xingjia=True).seats == 4
+    two = Ruleset.preset("two-player")
+    assert (two.players, two.set_aside, two.min_huxi) == (2, 20, 21)
+
+
+def test_wall_sizes():
+    # §3.2: 19 cards in the wall with three players; two players: 80 - 41 - 20 set aside.
+    assert Ruleset().wall_size == 19
+    assert Ruleset.preset("two-player").wall_size == 19
+    assert Ruleset.preset("two-player", set_aside=0).wall_size == 39
+
+
+def test_unknown_preset_names_the_presets():
+    with pytest.raises(RulesetError, match=r"unknown preset 'shanghai'.*qq, changde"):
+        Ruleset.preset("shanghai")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"players": 4}, "players must be 2 or 3"),
+        ({"players": 2, "xingjia": True}, "needs players=3"),
+        ({"min_huxi": 10}, "min_huxi"),
+        ({"settlement": "tokyo"}, "settlement must be one of"),
+        ({"base": 0}, "base must be a positive integer"),
+        ({"multiplier": -1}, "multiplier"),
+        ({"set_aside": 30}, "set_aside"),
+        ({"colour": "red"}, "unknown rule option"),
+    ],
+)
+def test_inconsistent_options_rejected(overrides, message):
+    with pytest.raises(RulesetError, match=message):
+        Ruleset.preset("qq", **overrides)
+
+
+def test_frozen_and_round_trip():
+    rules = Ruleset.preset("hunan", base=5)
+    with pytest.raises(AttributeError):
+        rules.base = 7  # type: ignore[misc]
+    assert Ruleset.from_dict(rules.to_dict()) == rules
+    assert Ruleset.from_json({"preset": "hunan", "base": 5}) == rules
+    assert Ruleset.from_json("two-player") == Ruleset.preset("two-player")
