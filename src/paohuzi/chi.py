@@ -26,7 +26,7 @@ from paohuzi.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards 
 from paohuzi.errors import PaohuziError
 from paohuzi.groups import Group, GroupKind
 
-__all__ = ["ChiOption", "chi_options", "shapes_with"]
+__all__ = ["ChiOption", "chi_options", "chi_options_counts", "shapes_with"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +121,27 @@ def chi_options(hand: Iterable[int], card: int) -> list[ChiOption]:
     吃二三四 比二二贰
     吃二贰贰 比一二三 比二三四
     """
-    counts = counts_of(hand)
+    return chi_options_counts(counts_of(hand), card)
+
+
+def chi_options_counts(counts: list[int], card: int) -> list[ChiOption]:
+    """:func:`chi_options` for a hand given as a 20-entry count vector."""
     if not 0 <= card < 20:
         raise PaohuziError(f"card index must be 0..19, got {card}")
+    relevant = _RELEVANT[card]
+    key = (card, *(counts[c] if counts[c] <= 2 else 0 for c in relevant))
+    found = _plans_memo.get(key)
+    if found is None:
+        found = _chi_options_uncached(counts, card)
+        _plans_memo[key] = found
+    return list(found)
+
+
+_plans_memo: dict[tuple[int, ...], list[ChiOption]] = {}
+"""Plans depend only on the counts of the cards that share a shape with the eaten card."""
+
+
+def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
     free = [n if n <= 2 else 0 for n in counts]
     shapes = shapes_with(card)
     seen: set[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = set()
@@ -146,3 +164,9 @@ def chi_options(hand: Iterable[int], card: int) -> list[ChiOption]:
             free[c] += 1
     options.sort(key=lambda o: (o.eat.cards, tuple(g.cards for g in o.bi)))
     return options
+
+
+_RELEVANT: list[tuple[int, ...]] = [
+    tuple(sorted({c for shape in shapes_with(card) for c in shape})) for card in range(20)
+]
+"""For each card, every card of a sentence or 绞 holding it."""

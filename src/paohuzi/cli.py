@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from paohuzi.errors import PaohuziError
@@ -63,6 +64,21 @@ def build_parser() -> argparse.ArgumentParser:
                     help="one question per input line, one answer per output line; "
                          "a malformed line gets an {\"error\": ...} line and the batch goes on")
     ev.add_argument("--indent", type=int, default=None, help="pretty-print the answer")
+
+    sim = sub.add_parser("simulate", help="play hands between random legal players",
+                         description="Play N hands with random legal players and print "
+                                     "hands per second, win/draw rates, mean winning 胡息 "
+                                     "and the frequency of each 名堂.")
+    sim.add_argument("--games", type=int, default=1000)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--rules", default="qq", help="preset: qq, changde, hunan, two-player")
+    sim.add_argument("--records", type=Path, default=None, help="save each hand's record here")
+
+    rep = sub.add_parser("replay", help="replay a game record step by step",
+                         description="Replay a game record (JSON) through the engine, print "
+                                     "each step and the settlement; fail if it does not "
+                                     "reach the recorded result.")
+    rep.add_argument("file", type=Path)
     return parser
 
 
@@ -71,6 +87,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "evaluate":
         return _evaluate(args, sys.stdin, sys.stdout, sys.stderr)
+    if args.command == "simulate":
+        from paohuzi.rules import Ruleset
+        from paohuzi.simulate import main as simulate_main
+
+        if args.games < 1:
+            sys.stderr.write("paohuzi simulate: --games must be at least 1\n")
+            return 2
+        try:
+            rules = Ruleset.preset(args.rules)
+        except PaohuziError as exc:
+            sys.stderr.write(f"paohuzi simulate: {exc}\n")
+            return 2
+        return simulate_main(args.games, args.seed, rules, args.records)
+    if args.command == "replay":
+        from paohuzi.record import describe
+
+        try:
+            text = args.file.read_text(encoding="utf-8")
+            lines = describe(text)
+        except OSError as exc:
+            sys.stderr.write(f"paohuzi replay: cannot read {args.file}: {exc.strerror}\n")
+            return 2
+        except PaohuziError as exc:
+            sys.stderr.write(f"paohuzi replay: {exc}\n")
+            return 2
+        sys.stdout.write("\n".join(lines) + "\n")
+        return 0
     raise AssertionError(args.command)  # pragma: no cover
 
 

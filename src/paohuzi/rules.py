@@ -127,8 +127,12 @@ class Ruleset:
             return cls.preset(data)
         if isinstance(data, dict):
             options = dict(data)
-            preset = options.pop("preset", options.get("name", "qq"))
-            return cls.preset(str(preset), **options)
+            preset = options.pop("preset", None)
+            if preset is None:
+                preset = options.get("name") if options.get("name") in PRESETS else "qq"
+            if preset not in PRESETS:
+                raise RulesetError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
+            return cls.from_dict({**PRESETS[preset], "name": preset, **options})
         raise RulesetError(f"rules must be a preset name or an object, got {type(data).__name__}")
 
     def to_dict(self) -> dict[str, Any]:

@@ -44,8 +44,10 @@ __all__ = [
     "best_huxi",
     "best_partial_huxi",
     "can_hu",
+    "huxi_upper_bound",
     "owned_card_count_ok",
     "solve",
+    "solve_counts",
     "solve_tianhu",
     "tianhu_kind",
     "waits",
@@ -144,21 +146,27 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
 _GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
 
 
-def _best(hand: list[int], melds: Sequence[Group], card: int, source: str, dealer: bool
+def _best(hand: list[int], melds: Sequence[Group], card: int, source: str, dealer: bool,
+          trusted: bool = False
           ) -> tuple[int, tuple[int, Group | None, int] | None, list[int]]:
-    """Most 胡息 of a winning arrangement: ``(huxi, placement, free counts)``; -1 if none."""
+    """Most 胡息 of a winning arrangement: ``(huxi, placement, free counts)``; -1 if none.
+
+    ``trusted`` skips the card-count validation (for the engine, whose state is valid).
+    """
     if not 0 <= card < KINDS:
         raise PaohuziError(f"card index must be 0..19, got {card}")
-    total = list(hand)
     table_huxi = 0
     table_pao_ti = 0
     for meld in melds:
         table_huxi += meld.huxi
         table_pao_ti += meld.kind is GroupKind.PAO or meld.kind is GroupKind.TI
-        for c in meld.cards:
-            total[c] += 1
-    total[card] += 1
-    validate_counts(total, "hand, table and winning card together")
+    if not trusted:
+        total = list(hand)
+        for meld in melds:
+            for c in meld.cards:
+                total[c] += 1
+        total[card] += 1
+        validate_counts(total, "hand, table and winning card together")
     locked_huxi = 0
     locked_n = 0
     locked_ti = 0
@@ -212,6 +220,30 @@ _KAN_HUXI = (Group.identical(GroupKind.KAN, 0).huxi, Group.identical(GroupKind.K
 _TI_HUXI = (Group.identical(GroupKind.TI, 0).huxi, Group.identical(GroupKind.TI, 10).huxi)
 
 
+def huxi_upper_bound(hand: Sequence[int], melds: Sequence[Group], card: int) -> int:
+    """A cheap bound no winning arrangement on ``card`` can exceed (to skip hopeless checks).
+
+    Table and locked 胡息, plus the best scoring sentences with the card free, plus 6 if
+    the card can grow a 坎, pair or table group (a 提 is 6 above a 坎 or 偎, a 跑 at most
+    6 above a 碰, and a 偎 from a pair at most 6).
+
+    >>> from paohuzi.cards import counts_of, parse_cards, Card
+    >>> huxi_upper_bound(counts_of(parse_cards("一二三 四五六")), [], Card.parse("七"))
+    3
+    """
+    free = [n if n <= 2 else 0 for n in hand]
+    locked = 0
+    for i, n in enumerate(hand):
+        if n == 3:
+            locked += _KAN_HUXI[i >= 10]
+        elif n == 4:
+            locked += _TI_HUXI[i >= 10]
+    free[card] += 1
+    grow = 6 if hand[card] >= 2 or any(
+        m.cards[0] == card and m.kind in _GROWABLE for m in melds) else 0
+    return sum(m.huxi for m in melds) + locked + partial_scoring_sentences(free) + grow
+
+
 def best_huxi(hand: Iterable[int], melds: Sequence[Group], card: int, source: str = "other",
               *, dealer: bool = False) -> int:
     """The 胡息 of :func:`solve`'s arrangement without building it; -1 when none (fast path)."""
@@ -225,9 +257,18 @@ def solve(hand: Iterable[int], melds: Sequence[Group], card: int, source: str = 
     The 7-门子 condition and the pair rule (§6.1) are checked; the 胡息
     threshold is not (see :func:`can_hu`).
     """
-    counts = counts_of(hand)
-    huxi, placement, free = _best(counts, melds, card, source, dealer)
-    if placement is None:
+    return solve_counts(counts_of(hand), melds, card, source, dealer=dealer)
+
+
+def solve_counts(counts: list[int], melds: Sequence[Group], card: int, source: str = "other",
+                 *, dealer: bool = False, min_huxi: int = 0, trusted: bool = False
+                 ) -> Arrangement | None:
+    """:func:`solve` for a hand given as a count vector; ``None`` also below ``min_huxi``.
+
+    ``trusted`` skips validating the card counts (the engine's state is valid).
+    """
+    huxi, placement, free = _best(counts, melds, card, source, dealer, trusted)
+    if placement is None or huxi < min_huxi:
         return None
     how, grown, index = placement
     table = list(melds)

@@ -1,0 +1,770 @@
+"""The hand engine (RULES.md §3–§7): one hand of 跑胡子, pure and deterministic.
+
+The engine performs every forced action itself (automatic 提 at the deal, 提,
+偎 and 臭偎 on a draw, 跑, the mandatory 天胡) and asks the players only for
+their choices: discard, 吃 with a 比 completion, 碰, 胡, pass. Decisions on a
+shown card are simultaneous (§4.5): every seat with an option answers, then
+the priority of §4.1/§4.2 picks what happens.
+
+Each decision has one validation path: :meth:`Hand.verify` raises
+:class:`IllegalActionError` naming what is wrong, :meth:`Hand.can` wraps it,
+:meth:`Hand.act` applies it and returns the events it caused, and
+:meth:`Hand.legal_actions` lists exactly the actions ``verify`` accepts.
+
+>>> from paohuzi.rules import Ruleset
+>>> hand = Hand.from_seed(11, Ruleset())
+>>> while not hand.ended:
+...     seat = hand.pending_seats()[0]
+...     _ = hand.act(seat, hand.legal_actions(seat)[-1])
+>>> hand.result.reason in ("hu", "tianhu", "huangzhuang")
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
+from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
+from paohuzi.chi import _RELEVANT, chi_options_counts
+from paohuzi.deal import Deal
+from paohuzi.errors import PaohuziError
+from paohuzi.groups import Group, GroupKind
+from paohuzi.rules import Ruleset
+from paohuzi.settlement import (
+    Settlement,
+    WinContext,
+    escape_penalty,
+    settle,
+    split_escape_penalty,
+)
+from paohuzi.solver import (
+    Arrangement,
+    best_partial_huxi,
+    solve,
+    solve_counts,
+    solve_tianhu,
+    tianhu_kind,
+)
+
+__all__ = [
+    "Claim",
+    "Event",
+    "Hand",
+    "HandResult",
+    "IllegalActionError",
+    "Phase",
+    "SeatState",
+]
+
+
+class IllegalActionError(PaohuziError):
+    """An action that is not legal now for that seat; the state is unchanged."""
+
+
+class Phase(Enum):
+    """What the hand waits for."""
+
+    DISCARD = "discard"
+    """One seat must discard (打牌)."""
+    CLAIM = "claim"
+    """Seats decide on a shown card (or the 亮张, or their own 提/偎 win)."""
+    ENDED = "ended"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened. ``private`` cards are seen only by ``seat``.
+
+    Kinds: ``deal``, ``tianhu``, ``ti``, ``wei``, ``chouwei``, ``pao``,
+    ``peng``, ``chi``, ``discard``, ``draw``, ``show``, ``to_pile``, ``pass``,
+    ``hu``, ``xianggong``, ``no_discard`` (八块), ``huangzhuang``, ``escape``.
+    """
+
+    kind: str
+    seat: int | None = None
+    cards: tuple[Card, ...] = ()
+    private: bool = False
+    detail: str = ""
+
+    def visible_to(self, viewer: int | None) -> dict[str, Any]:
+        """This event as ``viewer`` may see it (``None``: a spectator)."""
+        data: dict[str, Any] = {"kind": self.kind}
+        if self.seat is not None:
+            data["seat"] = self.seat
+        if self.private and viewer != self.seat:
+            data["hidden"] = len(self.cards)
+        elif self.cards:
+            data["cards"] = format_cards(self.cards)
+        if self.detail and not (self.private and viewer != self.seat):
+            data["detail"] = self.detail
+        return data
+
+    def __str__(self) -> str:
+        who = f"seat {self.seat} " if self.seat is not None else ""
+        cards = f" {format_cards(self.cards)}" if self.cards else ""
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{who}{self.kind}{cards}{detail}"
+
+
+class SeatState:
+    """One seat's cards and memory (hidden from the others except the table).
+
+    Attributes:
+        hand: count vector of the hand (20 entries).
+        melds: table groups (吃/比 sentences and 绞, 碰, 偎, 臭偎, 跑, 提).
+        pile: cards that went to this seat's discard pile.
+        chou: 臭 cards: no 吃 (nor 碰, by the rules' option) of these (§4.5).
+        declined_peng: cards whose 碰 was declined (a later 偎 is a 臭偎).
+        chouhu: card -> 当前得息数 when a win on it was passed (臭胡).
+        xianggong: 相公 — could not discard; cannot win this hand (§4.4).
+
+    The hand and the table change only through the methods below, which keep
+    the running totals (cards owned, table 胡息, 跑/提 count) exact.
+    """
+
+    __slots__ = ("_bound", "_bound_version", "_identical", "chou", "chouhu", "declined_peng",
+                 "hand", "melds", "owned", "pao_ti", "pile", "table_huxi", "version",
+                 "xianggong")
+
+    def __init__(self, hand: list[int]) -> None:
+        self.hand = hand
+        self.melds: list[Group] = []
+        self.pile: list[Card] = []
+        self.chou: set[int] = set()
+        self.declined_peng: set[int] = set()
+        self.chouhu: dict[int, int] = {}
+        self.xianggong = False
+        self.owned = sum(hand)
+        """Cards owned, hand and table."""
+        self.table_huxi = 0
+        """当前得息数: the 胡息 of the table groups."""
+        self.pao_ti = 0
+        """跑 and 提 on the table."""
+        self._identical: dict[int, int] = {}  # card -> index of its identical table group
+        self.version = 0
+        self._bound_version = -1
+        self._bound = 0
+
+    @property
+    def hand_cards(self) -> list[Card]:
+        return [ALL_CARDS[c] for c in range(KINDS) for _ in range(self.hand[c])]
+
+    def take(self, card: int, n: int = 1) -> None:
+        """Remove ``n`` copies of ``card`` from the hand (they go elsewhere)."""
+        assert self.hand[card] >= n
+        self.hand[card] -= n
+        self.owned -= n
+        self.version += 1
+
+    def receive(self, card: int) -> None:
+        """A card joins the hand (the dealer's 亮张)."""
+        self.hand[card] += 1
+        self.owned += 1
+        self.version += 1
+
+    def lay(self, group: Group, new_cards: int) -> None:
+        """Put a group on the table; ``new_cards`` of it came from outside the hand."""
+        if group.kind.identical:
+            self._identical[group.cards[0]] = len(self.melds)
+        self.melds.append(group)
+        self.owned += new_cards
+        self.table_huxi += group.huxi
+        self.pao_ti += group.is_pao_or_ti
+        self.version += 1
+
+    def grow(self, index: int, group: Group) -> None:
+        """A table 偎/臭偎/碰 becomes a 提 or 跑 with one more card."""
+        old = self.melds[index]
+        self.melds[index] = group
+        self.owned += 1
+        self.table_huxi += group.huxi - old.huxi
+        self.pao_ti += group.is_pao_or_ti - old.is_pao_or_ti
+        self.version += 1
+
+    def meld_of(self, card: int, kinds: tuple[GroupKind, ...]) -> int | None:
+        """Index of the table group of identical ``card`` of one of ``kinds``, if any."""
+        index = self._identical.get(card)
+        if index is not None and self.melds[index].kind in kinds:
+            return index
+        return None
+
+    def rough_bound(self, card: int) -> int:
+        """An upper bound of the 胡息 of any win on ``card`` (cheap; never below
+        :func:`~paohuzi.solver.huxi_upper_bound`).
+
+        The hand's best partial 胡息 is cached until the hand or table changes; the
+        card can add one scoring sentence only if it is a 1, 2, 3, 7 or 10 (3 small,
+        6 big), and 6 more if it grows a hand 坎 or pair or a table 偎/碰.
+        """
+        if self._bound_version != self.version:
+            self._bound_version = self.version
+            self._bound = best_partial_huxi(self.hand_cards, self.melds)
+        bound = self._bound
+        if card % 10 in (0, 1, 2, 6, 9):
+            bound += 6 if card >= 10 else 3
+        if self.hand[card] >= 2 or self.meld_of(card, _GROWABLE) is not None:
+            bound += 6
+        return bound
+
+    def must_discard(self) -> bool:
+        """§4.4: discard exactly when owning more than ``20 + max(0, k − 1)`` cards."""
+        return self.owned > 20 + max(0, self.pao_ti - 1)
+
+
+_GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
+_WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
+_PENG_KIND = (GroupKind.PENG,)
+
+
+@dataclass(slots=True)
+class Claim:
+    """A pending decision on one card.
+
+    ``context``: ``discard`` (a discarded card), ``draw`` (a drawn, shown card),
+    ``liangzhang`` (win on the 亮张 or not), ``own`` (the drawer's 提/偎 may win).
+    """
+
+    card: Card
+    source: int
+    context: str
+    options: dict[int, list[Action]]
+    answers: dict[int, Action] = field(default_factory=dict)
+    forced_pao: int | None = None
+    wins: dict[int, Arrangement] = field(default_factory=dict)
+    last: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How the hand ended and what each seat scores."""
+
+    reason: str  # "hu", "tianhu", "huangzhuang", "escape"
+    winner: int | None = None
+    card: Card | None = None
+    source: str | None = None
+    arrangement: Arrangement | None = None
+    settlement: Settlement | None = None
+    points: tuple[int, ...] = ()
+    beans: tuple[int, ...] = ()
+    xingjia_points: int = 0
+    leaver: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"reason": self.reason, "points": list(self.points),
+                                "beans": list(self.beans)}
+        if self.winner is not None:
+            data["winner"] = self.winner
+        if self.card is not None:
+            data["card"] = self.card.text
+        if self.source is not None:
+            data["source"] = self.source
+        if self.leaver is not None:
+            data["leaver"] = self.leaver
+        if self.xingjia_points:
+            data["xingjia_points"] = self.xingjia_points
+        if self.arrangement is not None:
+            data["huxi"] = self.arrangement.huxi
+            data["groups"] = [{"kind": g.kind.value, "cards": g.text, "huxi": g.huxi}
+                              for g in self.arrangement.groups]
+            if self.arrangement.leftover:
+                data["leftover"] = format_cards(self.arrangement.leftover)
+        if self.settlement is not None:
+            s = self.settlement
+            data.update(di=s.di, fan=s.fan, zimo=s.zimo, haidi=s.haidi, tianhu=s.tianhu,
+                        mingtang=[{"name": m.name, "fan": m.fan} for m in s.mingtang])
+        return data
+
+
+class Hand:
+    """One hand of 跑胡子 from the deal to its end."""
+
+    def __init__(self, rules: Ruleset, deal: Deal) -> None:
+        deal.validate(rules)
+        self.rules = rules
+        self.deal = deal
+        self.players = rules.players
+        self._orders = [[(s + i) % self.players for i in range(self.players)]
+                        for s in range(self.players)]
+        self.dealer = deal.dealer
+        self.seats = [SeatState(counts_of(cards)) for cards in deal.hands]
+        self.wall: list[Card] = list(deal.wall)
+        self.liangzhang = deal.liangzhang
+        self.in_play: Card | None = deal.liangzhang
+        """The shown card nobody owns yet (the 亮张 at the start, a discard, a shown draw)."""
+        self.phase = Phase.CLAIM
+        self.turn = self.dealer
+        self.claim: Claim | None = None
+        self.result: HandResult | None = None
+        self.events: list[Event] = []
+        self.actions: list[tuple[int, Action]] = []
+        self._start()
+
+    @classmethod
+    def from_seed(cls, seed: int, rules: Ruleset, dealer: int = 0) -> Hand:
+        return cls(rules, Deal.from_seed(seed, rules, dealer))
+
+    # ---- seats and order -----------------------------------------------------------
+
+    def next_seat(self, seat: int) -> int:
+        """下家: the player after ``seat``."""
+        return (seat + 1) % self.players
+
+    def order_from(self, seat: int) -> list[int]:
+        """Seats in turn order starting at ``seat`` (the priority order of §4.2, §6.2)."""
+        return self._orders[seat]
+
+    @property
+    def ended(self) -> bool:
+        return self.phase is Phase.ENDED
+
+    def pending_seats(self) -> list[int]:
+        """The seats whose decision the hand waits for, in priority order."""
+        if self.phase is Phase.DISCARD:
+            return [self.turn]
+        if self.phase is Phase.CLAIM and self.claim is not None:
+            return [s for s in self.order_from(self.claim.source)
+                    if s in self.claim.options and s not in self.claim.answers]
+        return []
+
+    # ---- the start of the hand (§3) ------------------------------------------------
+
+    def _emit(self, events: list[Event], event: Event) -> None:
+        events.append(event)
+        self.events.append(event)
+
+    def _start(self) -> None:
+        events: list[Event] = []
+        for seat in range(self.players):
+            self._emit(events, Event("deal", seat, tuple(self.seats[seat].hand_cards), True))
+        self._emit(events, Event("liangzhang", self.dealer, (self.liangzhang,)))
+        # §3.3 mandatory 天胡: dealer first (with his 亮张), then 下家, then 上家.
+        for seat in self.order_from(self.dealer):
+            cards = self.seats[seat].hand_cards
+            if seat == self.dealer:
+                cards = [*cards, self.liangzhang]
+            if tianhu_kind(cards) is not None:
+                arrangement = solve_tianhu(cards)
+                assert arrangement is not None
+                self._win(events, seat, None, "tianhu", arrangement,
+                          WinContext(zimo=True, tianhu=True))
+                return
+        # §3.4 optional 亮张胡.
+        options: dict[int, list[Action]] = {}
+        wins: dict[int, Arrangement] = {}
+        for seat in self.order_from(self.dealer):
+            st = self.seats[seat]
+            win = solve(st.hand_cards, [], self.liangzhang, "liangzhang",
+                        dealer=seat == self.dealer)
+            if win is not None and win.huxi >= self.rules.min_huxi:
+                options[seat] = [Hu(), Pass()]
+                wins[seat] = win
+        if options:
+            self.claim = Claim(self.liangzhang, self.dealer, "liangzhang", options, wins=wins)
+            self.phase = Phase.CLAIM
+            return
+        self._after_liangzhang(events)
+
+    def _after_liangzhang(self, events: list[Event]) -> None:
+        dealer = self.seats[self.dealer]
+        dealer.receive(self.liangzhang)
+        self.in_play = None
+        # §3.5 automatic 提 of every 4-of-a-kind.
+        for seat in self.order_from(self.dealer):
+            st = self.seats[seat]
+            for c in range(KINDS):
+                if st.hand[c] == 4:
+                    st.take(c, 4)
+                    st.lay(Group.identical(GroupKind.TI, c), 4)
+                    self._emit(events, Event("ti", seat, (ALL_CARDS[c],), detail="dealt"))
+        # §3.6 the dealer discards unless the discard rule says he has no extra card.
+        self._after_intake(events, self.dealer)
+
+    # ---- flow ----------------------------------------------------------------------
+
+    def _after_intake(self, events: list[Event], seat: int) -> None:
+        """§4.4: discard exactly when holding an extra card; otherwise the 下家 draws."""
+        st = self.seats[seat]
+        if st.must_discard():
+            if any(0 < n <= 2 for n in st.hand):
+                self.phase = Phase.DISCARD
+                self.turn = seat
+                self.claim = None
+                return
+            st.xianggong = True  # §4.4 [decision] 相公: only 坎 cards, cannot discard
+            self._emit(events, Event("xianggong", seat))
+        else:
+            self._emit(events, Event("no_discard", seat))
+        self._draw(events, self.next_seat(seat))
+
+    def _draw(self, events: list[Event], seat: int) -> None:
+        if not self.wall:
+            self._emit(events, Event("huangzhuang"))
+            self._end_drawn(events)
+            return
+        card = self.wall.pop(0)
+        last = not self.wall
+        st = self.seats[seat]
+        self.turn = seat
+        self._emit(events, Event("draw", seat, (card,), True))
+        wei_index = st.meld_of(card, _WEI_KINDS)
+        if st.hand[card] == 3 or wei_index is not None:
+            # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
+            win = self._win_check(seat, card, "self")
+            if st.hand[card] == 3:
+                st.take(card, 3)
+                st.lay(Group.identical(GroupKind.TI, card), 4)
+            else:
+                assert wei_index is not None
+                st.grow(wei_index, Group.identical(GroupKind.TI, card))
+            self._emit(events, Event("ti", seat, (card,)))
+            self._own_claim(events, seat, card, win, last)
+            return
+        if st.hand[card] == 2:
+            # §4.2.1 偎 (臭偎 after a declined 碰): forced, face down.
+            win = self._win_check(seat, card, "self")
+            st.take(card, 2)
+            chou = card in st.declined_peng
+            kind = GroupKind.CHOUWEI if chou else GroupKind.WEI
+            st.lay(Group.identical(kind, card), 3)
+            self._emit(events, Event(kind.value, seat, (card,) * 3, private=not chou))
+            self._own_claim(events, seat, card, win, last)
+            return
+        self._emit(events, Event("show", seat, (card,)))
+        self.in_play = card
+        self._open_claim(events, card, seat, "draw", last)
+
+    def _own_claim(self, events: list[Event], seat: int, card: Card,
+                   win: Arrangement | None, last: bool) -> None:
+        if win is not None:
+            self.claim = Claim(card, seat, "own", {seat: [Hu(), Pass()]}, wins={seat: win},
+                               last=last)
+            self.phase = Phase.CLAIM
+            return
+        self._after_intake(events, seat)
+
+    def _win_check(self, seat: int, card: int, source: str) -> Arrangement | None:
+        """The winning arrangement of ``seat`` on ``card``, or None (§6.1 conditions)."""
+        st = self.seats[seat]
+        if st.xianggong:
+            return None
+        if st.chouhu.get(card) == st.table_huxi:  # §4.5 臭胡
+            return None
+        # Quick rejections (exact checks follow): 7 门子 need 21 cards, or 20 + k with k 跑/提
+        # (the card may add one 跑/提); and a 胡息 bound cached per hand shape.
+        n = st.owned + 1
+        k = st.pao_ti
+        if n != (21 if k == 0 else 20 + k) and n != 20 + k + 1:
+            return None
+        if st.rough_bound(card) < self.rules.min_huxi:
+            return None
+        return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,
+                            trusted=True)
+
+    def _open_claim(self, events: list[Event], card: Card, source: int, context: str,
+                    last: bool) -> None:
+        """A card is shown (discarded or drawn): find every seat's options (§4.1, §4.2)."""
+        drawn = context == "draw"
+        options: dict[int, list[Action]] = {}
+        wins: dict[int, Arrangement] = {}
+        if drawn:  # 1. 胡, drawer first (a discard can never be won)
+            for seat in self.order_from(source):
+                win = self._win_check(seat, card, "self" if seat == source else "other")
+                if win is not None:
+                    wins[seat] = win
+                    options[seat] = [Hu()]
+        forced_pao = None  # 2. 跑 (forced)
+        for seat in self.order_from(source):
+            st = self.seats[seat]
+            others_card = seat != source and (
+                st.hand[card] == 3 or st.meld_of(card, _WEI_KINDS) is not None)
+            if others_card or (drawn and st.meld_of(card, _PENG_KIND) is not None):
+                forced_pao = seat
+        if forced_pao is None:
+            for seat in self.order_from(source):  # 3. 碰
+                st = self.seats[seat]
+                if seat != source and st.hand[card] == 2 and not (
+                        self.rules.chou_blocks_peng and card in st.chou):
+                    options.setdefault(seat, []).append(Peng())
+            eaters = [source, self.next_seat(source)] if drawn else [self.next_seat(source)]
+            for seat in eaters:  # 4. 吃
+                st = self.seats[seat]
+                if card in st.chou:
+                    continue
+                plans = _chi_actions(st.hand, card)
+                if plans:
+                    options.setdefault(seat, []).extend(plans)
+        for seat in options:
+            options[seat].append(Pass())
+        self.claim = Claim(card, source, context, options, forced_pao=forced_pao, wins=wins,
+                           last=last)
+        self.phase = Phase.CLAIM
+        if not options:
+            self._resolve(events)
+
+    # ---- the validation path -------------------------------------------------------
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now (empty when nothing is asked of it)."""
+        if self.phase is Phase.DISCARD and seat == self.turn:
+            st = self.seats[seat]
+            return [Discard(ALL_CARDS[c]) for c in range(KINDS) if 0 < st.hand[c] <= 2]
+        claim = self.claim
+        if self.phase is Phase.CLAIM and claim is not None and seat in claim.options \
+                and seat not in claim.answers:
+            return list(claim.options[seat])
+        return []
+
+    def verify(self, seat: int, action: Action) -> None:
+        """Raise :class:`IllegalActionError` unless ``seat`` may take ``action`` now."""
+        if not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise IllegalActionError(f"there is no seat {seat!r}")
+        if not isinstance(action, Action):
+            raise IllegalActionError(f"not an action: {action!r}")
+        if self.phase is Phase.ENDED:
+            raise IllegalActionError("the hand has ended")
+        if self.phase is Phase.DISCARD:
+            if seat != self.turn:
+                raise IllegalActionError(f"seat {seat} may not act: seat {self.turn} discards")
+            if not isinstance(action, Discard):
+                raise IllegalActionError(f"seat {seat} must discard, not {action.text}")
+            n = self.seats[seat].hand[action.card]
+            if n == 0:
+                raise IllegalActionError(f"seat {seat} holds no {action.card.text}")
+            if n >= 3:
+                raise IllegalActionError(f"{action.card.text} is part of a 坎 and cannot be "
+                                         "discarded (§2)")
+            return
+        claim = self.claim
+        assert claim is not None
+        if seat not in claim.options:
+            raise IllegalActionError(f"seat {seat} has no decision on {claim.card.text}")
+        if seat in claim.answers:
+            raise IllegalActionError(f"seat {seat} has already answered")
+        if action not in claim.options[seat]:
+            allowed = ", ".join(a.text for a in claim.options[seat])
+            raise IllegalActionError(f"seat {seat} may not {action.text} on "
+                                     f"{claim.card.text}; allowed: {allowed}")
+
+    def can(self, seat: int, action: Action) -> bool:
+        try:
+            self.verify(seat, action)
+        except IllegalActionError:
+            return False
+        return True
+
+    def act(self, seat: int, action: Action) -> list[Event]:
+        """Apply a decision; returns the events it caused (verified first: on an error
+        nothing changes)."""
+        self.verify(seat, action)
+        self.actions.append((seat, action))
+        events: list[Event] = []
+        if self.phase is Phase.DISCARD:
+            assert isinstance(action, Discard)
+            self._discard(events, seat, action.card)
+            return events
+        claim = self.claim
+        assert claim is not None
+        claim.answers[seat] = action  # kept secret until the claim resolves
+        if all(s in claim.answers for s in claim.options):
+            self._resolve(events)
+        return events
+
+    # ---- applying ------------------------------------------------------------------
+
+    def _discard(self, events: list[Event], seat: int, card: Card) -> None:
+        st = self.seats[seat]
+        st.take(card)
+        st.chou.add(card)  # §4.5 (a): one's own discard is 臭
+        self.in_play = card
+        self._emit(events, Event("discard", seat, (card,)))
+        self._open_claim(events, card, seat, "discard", False)
+
+    def _resolve(self, events: list[Event]) -> None:
+        claim = self.claim
+        assert claim is not None
+        card, answers = claim.card, claim.answers
+        winner = next((s for s in self.order_from(claim.source)
+                       if isinstance(answers.get(s), Hu)), None)
+        # 臭胡: a seat that could win and did not (§4.5).
+        for seat in claim.wins:
+            if seat != winner and not isinstance(answers.get(seat), Hu):
+                self.seats[seat].chouhu[card] = self.seats[seat].table_huxi
+        if winner is not None:
+            self._win_on_claim(events, claim, winner)
+            return
+        if claim.context == "liangzhang":
+            self.claim = None
+            self._after_liangzhang(events)
+            return
+        if claim.context == "own":
+            self.claim = None
+            self._after_intake(events, claim.source)
+            return
+        taker: int | None = None
+        if claim.forced_pao is not None:
+            taker = claim.forced_pao
+            self._pao(events, taker, card)
+        else:
+            peng_seat = next((s for s, a in answers.items() if isinstance(a, Peng)), None)
+            chi_seat = next((s for s in self.order_from(claim.source)
+                             if isinstance(answers.get(s), Chi)), None)
+            if peng_seat is not None:
+                taker = peng_seat
+                self._peng(events, peng_seat, card)
+            elif chi_seat is not None:
+                taker = chi_seat
+                chi = answers[chi_seat]
+                assert isinstance(chi, Chi)
+                self._chi(events, chi_seat, card, chi)
+        # §4.5 (b): passing on a 吃/碰 makes the card 臭; being pre-empted does not.
+        for seat, action in answers.items():
+            if isinstance(action, Pass):
+                opts = claim.options[seat]
+                if any(isinstance(a, Chi | Peng) for a in opts):
+                    self.seats[seat].chou.add(card)
+                if any(isinstance(a, Peng) for a in opts):
+                    self.seats[seat].declined_peng.add(card)
+        self.claim = None
+        self.in_play = None
+        if taker is None:
+            self.seats[claim.source].pile.append(card)
+            self._emit(events, Event("to_pile", claim.source, (card,)))
+            self._draw(events, self.next_seat(claim.source))
+        else:
+            self._after_intake(events, taker)
+
+    def _pao(self, events: list[Event], seat: int, card: Card) -> None:
+        st = self.seats[seat]
+        index = st.meld_of(card, _GROWABLE)
+        if index is not None:
+            st.grow(index, Group.identical(GroupKind.PAO, card))
+        else:
+            st.take(card, 3)
+            st.lay(Group.identical(GroupKind.PAO, card), 4)
+        self._emit(events, Event("pao", seat, (card,) * 4))
+
+    def _peng(self, events: list[Event], seat: int, card: Card) -> None:
+        st = self.seats[seat]
+        st.take(card, 2)
+        st.lay(Group.identical(GroupKind.PENG, card), 3)
+        self._emit(events, Event("peng", seat, (card,) * 3))
+
+    def _chi(self, events: list[Event], seat: int, card: Card, chi: Chi) -> None:
+        st = self.seats[seat]
+        used = list(chi.eat.cards)
+        used.remove(card)
+        for g in chi.bi:
+            used.extend(g.cards)
+        for c in used:
+            st.take(c)
+        st.lay(chi.eat, 3)
+        for g in chi.bi:
+            st.lay(g, 3)
+        cards = tuple(c for g in (chi.eat, *chi.bi) for c in g.cards)
+        self._emit(events, Event("chi", seat, cards, detail=chi.text))
+
+    def _win_on_claim(self, events: list[Event], claim: Claim, winner: int) -> None:
+        arrangement = claim.wins[winner]
+        if claim.context == "liangzhang":
+            dealer = winner == self.dealer
+            ctx = WinContext(zimo=dealer, tianhu=True)  # §6.4 [decision]
+            source = "liangzhang"
+        else:
+            own = claim.context == "own" or winner == claim.source
+            ctx = WinContext(zimo=own, haidi=claim.last)
+            source = "self" if own else "other"
+        self._win(events, winner, claim.card, source, arrangement, ctx)
+
+    def _win(self, events: list[Event], winner: int, card: Card | None, source: str,
+             arrangement: Arrangement, ctx: WinContext) -> None:
+        s = settle(arrangement, ctx, self.rules)
+        points = [s.loser_points - s.xingjia_points] * self.players
+        points[winner] = s.winner_points
+        xingjia = s.xingjia_points * (self.players - 1)
+        self.result = HandResult(
+            reason="tianhu" if source == "tianhu" else "hu", winner=winner, card=card,
+            source=source, arrangement=arrangement, settlement=s, points=tuple(points),
+            beans=tuple(p * self.rules.multiplier for p in points), xingjia_points=xingjia)
+        self._emit(events, Event("hu", winner, tuple(arrangement.cards), detail=str(arrangement)))
+        self._finish()
+
+    def _end_drawn(self, events: list[Event]) -> None:
+        points = [0] * self.players
+        xingjia = 0
+        if self.rules.xingjia:  # a drawn hand: the dealer pays the 醒家 (rules-notes N12)
+            points[self.dealer] = -self.rules.base
+            xingjia = self.rules.base
+        self.result = HandResult("huangzhuang", points=tuple(points),
+                                 beans=tuple(p * self.rules.multiplier for p in points),
+                                 xingjia_points=xingjia)
+        self._finish()
+
+    def _finish(self) -> None:
+        self.phase = Phase.ENDED
+        self.claim = None
+
+    def escape(self, seat: int) -> list[Event]:
+        """逃跑: ``seat`` leaves mid-hand and pays the §7.4 penalty; the hand ends."""
+        if self.phase is Phase.ENDED:
+            raise IllegalActionError("the hand has ended")
+        if not 0 <= seat < self.players:
+            raise IllegalActionError(f"there is no seat {seat!r}")
+        others = [s for s in self.order_from(seat) if s != seat]
+        h = sum(best_partial_huxi(self.seats[s].hand_cards, self.seats[s].melds)
+                for s in others)
+        penalty = escape_penalty(h, self.rules)
+        points = [0] * self.players
+        points[seat] = -penalty
+        for s, share in zip(others, split_escape_penalty(penalty, len(others)), strict=True):
+            points[s] = share
+        self.result = HandResult("escape", points=tuple(points),
+                                 beans=tuple(p * self.rules.multiplier for p in points),
+                                 leaver=seat)
+        events: list[Event] = []
+        self._emit(events, Event("escape", seat, detail=f"H={h}"))
+        self._finish()
+        return events
+
+    # ---- inspection ----------------------------------------------------------------
+
+    def card_total(self) -> int:
+        """Every card accounted for: hands, tables, piles, wall, set aside, the card in play."""
+        n = sum(st.owned + len(st.pile) for st in self.seats)
+        return n + len(self.wall) + len(self.deal.set_aside) + (self.in_play is not None)
+
+    def state_key(self) -> tuple[Any, ...]:
+        """A full, hashable snapshot of the state (for determinism and replay checks)."""
+        return (
+            self.phase.value, self.turn, tuple(self.wall), self.in_play,
+            tuple((tuple(st.hand), tuple((m.kind.value, m.cards) for m in st.melds),
+                   tuple(st.pile), tuple(sorted(st.chou)), tuple(sorted(st.declined_peng)),
+                   tuple(sorted(st.chouhu.items())), st.xianggong) for st in self.seats),
+            None if self.claim is None else (self.claim.card, self.claim.source,
+                                             self.claim.context,
+                                             tuple(sorted(self.claim.answers.items(),
+                                                          key=lambda kv: kv[0]))),
+            None if self.result is None else repr(self.result.to_json()),
+        )
+
+
+_chi_memo: dict[tuple[int, ...], tuple[Chi, ...]] = {}
+
+
+def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
+    """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised on the
+    counts of the cards that share a shape with it."""
+    key = (card, *(hand[c] if hand[c] <= 2 else 0 for c in _RELEVANT[card]))
+    found = _chi_memo.get(key)
+    if found is None:
+        found = tuple(Chi(p.eat, p.bi) for p in chi_options_counts(hand, card))
+        _chi_memo[key] = found
+    return found
+
+
+def actions_from_texts(texts: Sequence[str]) -> list[Action]:
+    """Parse a list of action texts."""
+    return [Action.from_text(t) for t in texts]

@@ -1,0 +1,125 @@
+"""A match: consecutive hands with dealer rotation and running totals (RULES.md §3.1, §7).
+
+* The first dealer is drawn at random (from the match seed); then the last
+  winner deals. After a drawn hand (荒庄) the dealer keeps the deal; after 3
+  drawn hands in a row it passes to the dealer's 下家 (§3.1).
+* With the ``hunan`` option ``xingjia`` there are 4 match seats: the seat
+  opposite the dealer is the 醒家 (xingjia), sits the hand out and is paid by
+  the losers (§9; on a drawn hand the dealer pays him).
+* A seat that leaves mid-hand (逃跑) pays the §7.4 penalty.
+
+>>> from paohuzi.rules import Ruleset
+>>> m = Match(Ruleset(), seed=1)
+>>> hand = m.start_hand()
+>>> while not hand.ended:
+...     seat = hand.pending_seats()[0]
+...     _ = hand.act(seat, hand.legal_actions(seat)[-1])
+>>> _ = m.finish_hand()
+>>> sum(m.points)
+0
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from paohuzi.deal import Deal
+from paohuzi.engine import Hand, HandResult
+from paohuzi.errors import PaohuziError
+from paohuzi.record import record_of
+from paohuzi.rules import Ruleset
+
+__all__ = ["HandSummary", "Match"]
+
+DRAWS_TO_PASS_DEAL = 3
+"""Drawn hands in a row after which the deal passes to the dealer's 下家 (§3.1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """One finished hand of a match, in match seats."""
+
+    number: int
+    dealer: int
+    xingjia: int | None
+    players: tuple[int, ...]
+    result: HandResult
+    points: tuple[int, ...]
+    record: dict[str, Any] = field(compare=False)
+
+
+class Match:
+    """Consecutive hands at one table, in match seats ``0 .. rules.seats - 1``."""
+
+    def __init__(self, rules: Ruleset, seed: int, first_dealer: int | None = None) -> None:
+        self.rules = rules
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self.n_seats = rules.seats
+        self.dealer = self._rng.randrange(self.n_seats) if first_dealer is None else first_dealer
+        if not 0 <= self.dealer < self.n_seats:
+            raise PaohuziError(f"first dealer must be a seat 0..{self.n_seats - 1}")
+        self.drawn_in_a_row = 0
+        self.points = [0] * self.n_seats
+        self.beans = [0] * self.n_seats
+        self.history: list[HandSummary] = []
+        self.hand: Hand | None = None
+        self._players: tuple[int, ...] = ()
+
+    @property
+    def xingjia(self) -> int | None:
+        """The match seat sitting this hand out (opposite the dealer), if any."""
+        return (self.dealer + 2) % 4 if self.rules.xingjia else None
+
+    def playing_seats(self) -> tuple[int, ...]:
+        """Match seats playing this hand, in turn order starting with the dealer."""
+        seats = [(self.dealer + i) % self.n_seats for i in range(self.n_seats)]
+        return tuple(s for s in seats if s != self.xingjia)
+
+    def start_hand(self, seed: int | None = None) -> Hand:
+        """Deal the next hand (hand seat 0 is the dealer: see :meth:`playing_seats`)."""
+        if self.hand is not None and not self.hand.ended:
+            raise PaohuziError("the current hand has not ended")
+        self._players = self.playing_seats()
+        hand_seed = self._rng.getrandbits(63) if seed is None else seed
+        self.hand = Hand(self.rules, Deal.from_seed(hand_seed, self.rules, dealer=0))
+        return self.hand
+
+    def escape(self, match_seat: int) -> HandSummary:
+        """``match_seat`` leaves mid-hand (逃跑): it pays §7.4 and the hand ends."""
+        if self.hand is None or self.hand.ended:
+            raise PaohuziError("no hand in progress")
+        if match_seat not in self._players:
+            raise PaohuziError(f"match seat {match_seat} is not playing this hand")
+        self.hand.escape(self._players.index(match_seat))
+        return self.finish_hand()
+
+    def finish_hand(self) -> HandSummary:
+        """Book the ended hand's points and rotate the deal."""
+        hand = self.hand
+        if hand is None or not hand.ended or hand.result is None:
+            raise PaohuziError("the hand has not ended")
+        result = hand.result
+        points = [0] * self.n_seats
+        for hand_seat, match_seat in enumerate(self._players):
+            points[match_seat] = result.points[hand_seat]
+        if self.xingjia is not None:
+            points[self.xingjia] = result.xingjia_points
+        for seat in range(self.n_seats):
+            self.points[seat] += points[seat]
+            self.beans[seat] += points[seat] * self.rules.multiplier
+        summary = HandSummary(len(self.history) + 1, self.dealer, self.xingjia, self._players,
+                              result, tuple(points), record_of(hand))
+        self.history.append(summary)
+        if result.reason in ("hu", "tianhu") and result.winner is not None:
+            self.dealer = self._players[result.winner]
+            self.drawn_in_a_row = 0
+        elif result.reason == "huangzhuang":
+            self.drawn_in_a_row += 1
+            if self.drawn_in_a_row >= DRAWS_TO_PASS_DEAL:
+                self.dealer = self._players[1 % len(self._players)]
+                self.drawn_in_a_row = 0
+        self.hand = None
+        return summary

@@ -1,0 +1,58 @@
+"""Players: anything that, given a seat's view and its legal actions, returns one action.
+
+The same interface serves people (the UI), computer players and remote bots:
+a player sees only :func:`paohuzi.view.seat_view` and the legal actions.
+
+>>> from paohuzi.engine import Hand
+>>> from paohuzi.rules import Ruleset
+>>> hand = Hand.from_seed(1, Ruleset())
+>>> play_hand(hand, [RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)]).reason in (
+...     "hu", "tianhu", "huangzhuang")
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from paohuzi.actions import Action
+from paohuzi.engine import Hand, HandResult
+from paohuzi.view import seat_view
+
+__all__ = ["Player", "RandomPlayer", "play_hand"]
+
+
+class Player(Protocol):
+    """Chooses one of ``legal`` given the seat's view (a dict from :func:`seat_view`)."""
+
+    def choose(self, view: dict[str, Any] | None, legal: Sequence[Action]) -> Action: ...
+
+
+class RandomPlayer:
+    """Uniform over the legal actions (the floor)."""
+
+    needs_view = False
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, view: dict[str, Any] | None, legal: Sequence[Action]) -> Action:
+        return legal[self.rng.randrange(len(legal))]
+
+
+def play_hand(hand: Hand, players: Sequence[Player],
+              on_action: Callable[[int, Action], None] | None = None) -> HandResult:
+    """Play ``hand`` to its end, asking each pending seat's player in priority order."""
+    while not hand.ended:
+        seat = hand.pending_seats()[0]
+        player = players[seat]
+        legal = hand.legal_actions(seat)
+        view = seat_view(hand, seat) if getattr(player, "needs_view", True) else None
+        action = player.choose(view, legal)
+        hand.act(seat, action)
+        if on_action is not None:
+            on_action(seat, action)
+    assert hand.result is not None
+    return hand.result
