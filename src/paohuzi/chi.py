@@ -84,8 +84,7 @@ def _bi_plans(counts: list[int], card: int, start: int,
     plans: list[list[tuple[int, int, int]]] = []
     for i in range(start, len(shapes)):
         shape = shapes[i]
-        need = counts_of(shape)
-        if any(counts[c] < n for c, n in enumerate(need) if n):
+        if any(counts[c] < n for c, n in _NEED[shape]):
             continue
         for c in shape:
             counts[c] -= 1
@@ -99,6 +98,13 @@ def _bi_plans(counts: list[int], card: int, start: int,
 def _group_of(shape: tuple[int, ...]) -> Group:
     kind = GroupKind.JIAO if shape[0] % 10 == shape[2] % 10 else GroupKind.SENTENCE
     return Group(kind, tuple(ALL_CARDS[c] for c in shape))
+
+
+_SHAPES: list[list[tuple[int, int, int]]] = [shapes_with(c) for c in range(20)]
+_NEED: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {
+    shape: tuple((c, shape.count(c)) for c in sorted(set(shape)))
+    for shapes in _SHAPES for shape in shapes}
+_GROUPS: dict[tuple[int, ...], Group] = {shape: _group_of(shape) for shape in _NEED}
 
 
 def chi_options(hand: Iterable[int], card: int) -> list[ChiOption]:
@@ -143,13 +149,13 @@ _plans_memo: dict[tuple[int, ...], list[ChiOption]] = {}
 
 def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
     free = [n if n <= 2 else 0 for n in counts]
-    shapes = shapes_with(card)
+    shapes = _SHAPES[card]
     seen: set[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = set()
     options: list[ChiOption] = []
     for eat in shapes:
         need = list(eat)
         need.remove(card)
-        if any(free[c] < need.count(c) for c in need):
+        if free[need[0]] < (1 + (need[0] == need[1])) or free[need[1]] < 1:
             continue
         for c in need:
             free[c] -= 1
@@ -158,8 +164,8 @@ def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
             if key in seen:
                 continue
             seen.add(key)
-            options.append(ChiOption(ALL_CARDS[card], _group_of(eat),
-                                     tuple(_group_of(s) for s in sorted(plan))))
+            options.append(ChiOption(ALL_CARDS[card], _GROUPS[eat],
+                                     tuple(_GROUPS[s] for s in sorted(plan))))
         for c in need:
             free[c] += 1
     options.sort(key=lambda o: (o.eat.cards, tuple(g.cards for g in o.bi)))

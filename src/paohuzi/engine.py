@@ -126,7 +126,7 @@ class SeatState:
     the running totals (cards owned, table 胡息, 跑/提 count) exact.
     """
 
-    __slots__ = ("_bound", "_bound_version", "_identical", "chou", "chouhu", "declined_peng",
+    __slots__ = ("_bound", "_bound_version", "_identical", "_isolated", "_isolated_version", "chou", "chouhu", "declined_peng",
                  "hand", "melds", "owned", "pao_ti", "pile", "table_huxi", "version",
                  "xianggong")
 
@@ -148,6 +148,8 @@ class SeatState:
         self.version = 0
         self._bound_version = -1
         self._bound = 0
+        self._isolated_version = -1
+        self._isolated: tuple[int, ...] = ()
 
     @property
     def hand_cards(self) -> list[Card]:
@@ -210,12 +212,48 @@ class SeatState:
             bound += 6
         return bound
 
+    def may_complete_with(self, card: int) -> bool:
+        """A necessary condition for ``card`` to complete the hand (cheap, cached).
+
+        An *isolated* card is a free hand card held once that no other free hand card
+        could share a sentence or 绞 with. Every isolated card must end in a group with
+        the new card (or be paired by it): so there are at most two, and the new card
+        must be a partner of each (or, for a single one, the same card).
+        """
+        if self._isolated_version != self.version:
+            self._isolated_version = self.version
+            free = [n if n <= 2 else 0 for n in self.hand]
+            self._isolated = tuple(c for c in range(KINDS) if free[c] == 1
+                                   and not any(free[d] for d in _PARTNERS[c]))
+        isolated = self._isolated
+        if not isolated:
+            return True
+        if len(isolated) == 1:
+            return card == isolated[0] or card in _PARTNER_SETS[isolated[0]]
+        if len(isolated) == 2:
+            return card in _PARTNER_SETS[isolated[0]] and card in _PARTNER_SETS[isolated[1]]
+        return False
+
     def must_discard(self) -> bool:
         """§4.4: discard exactly when owning more than ``20 + max(0, k − 1)`` cards."""
         return self.owned > 20 + max(0, self.pao_ti - 1)
 
 
 _GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
+
+
+def _partners(card: int) -> tuple[int, ...]:
+    """Cards that can share a sentence or 绞 with ``card`` (other than itself)."""
+    size, v = (card // 10) * 10, card % 10
+    near = {size + w for w in range(max(0, v - 2), min(9, v + 2) + 1) if w != v}
+    if v in (1, 6, 9):
+        near |= {size + w for w in (1, 6, 9) if w != v}
+    near.add((card + 10) % 20)
+    return tuple(sorted(near))
+
+
+_PARTNERS = [_partners(c) for c in range(KINDS)]
+_PARTNER_SETS = [frozenset(p) for p in _PARTNERS]
 _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
 _PENG_KIND = (GroupKind.PENG,)
 
@@ -281,6 +319,10 @@ class HandResult:
 
 class Hand:
     """One hand of 跑胡子 from the deal to its end."""
+
+    use_filters = True
+    """Skip 胡 checks that cheap necessary conditions rule out (a test turns this off
+    and checks that the games are unchanged)."""
 
     def __init__(self, rules: Ruleset, deal: Deal) -> None:
         deal.validate(rules)
@@ -459,7 +501,8 @@ class Hand:
         k = st.pao_ti
         if n != (21 if k == 0 else 20 + k) and n != 20 + k + 1:
             return None
-        if st.rough_bound(card) < self.rules.min_huxi:
+        if self.use_filters and (not st.may_complete_with(card)
+                                 or st.rough_bound(card) < self.rules.min_huxi):
             return None
         return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,
                             trusted=True)
@@ -751,13 +794,17 @@ class Hand:
         )
 
 
-_chi_memo: dict[tuple[int, ...], tuple[Chi, ...]] = {}
+_chi_memo: dict[int, tuple[Chi, ...]] = {}
 
 
 def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
     """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised on the
     counts of the cards that share a shape with it."""
-    key = (card, *(hand[c] if hand[c] <= 2 else 0 for c in _RELEVANT[card]))
+    key = 0
+    for c in _RELEVANT[card]:
+        n = hand[c]
+        key = key * 3 + (n if n <= 2 else 0)
+    key = key * 20 + card
     found = _chi_memo.get(key)
     if found is None:
         found = tuple(Chi(p.eat, p.bi) for p in chi_options_counts(hand, card))
