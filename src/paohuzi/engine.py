@@ -126,9 +126,9 @@ class SeatState:
     the running totals (cards owned, table 胡息, 跑/提 count) exact.
     """
 
-    __slots__ = ("_bound", "_bound_version", "_identical", "_isolated", "_isolated_version", "chou", "chouhu", "declined_peng",
-                 "hand", "melds", "owned", "pao_ti", "pile", "table_huxi", "version",
-                 "xianggong")
+    __slots__ = ("_bound", "_bound_version", "_identical", "_isolated", "_isolated_version",
+                 "chou", "chouhu", "declined_peng", "hand", "melds", "owned", "pao_ti", "pile",
+                 "table_huxi", "version", "xianggong")
 
     def __init__(self, hand: list[int]) -> None:
         self.hand = hand
