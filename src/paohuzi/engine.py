@@ -44,7 +44,7 @@ from paohuzi.settlement import (
 from paohuzi.solver import (
     Arrangement,
     best_partial_huxi,
-    solve,
+    partial_huxi_counts,
     solve_counts,
     solve_tianhu,
     tianhu_kind,
@@ -204,7 +204,7 @@ class SeatState:
         """
         if self._bound_version != self.version:
             self._bound_version = self.version
-            self._bound = best_partial_huxi(self.hand_cards, self.melds)
+            self._bound = partial_huxi_counts(self.hand, self.melds)
         bound = self._bound
         if card % 10 in (0, 1, 2, 6, 9):
             bound += 6 if card >= 10 else 3
@@ -222,9 +222,7 @@ class SeatState:
         """
         if self._isolated_version != self.version:
             self._isolated_version = self.version
-            free = [n if n <= 2 else 0 for n in self.hand]
-            self._isolated = tuple(c for c in range(KINDS) if free[c] == 1
-                                   and not any(free[d] for d in _PARTNERS[c]))
+            self._analyse_free_cards()
         isolated = self._isolated
         if not isolated:
             return True
@@ -233,6 +231,11 @@ class SeatState:
         if len(isolated) == 2:
             return card in _PARTNER_SETS[isolated[0]] and card in _PARTNER_SETS[isolated[1]]
         return False
+
+    def _analyse_free_cards(self) -> None:
+        free = [n if n <= 2 else 0 for n in self.hand]
+        self._isolated = tuple(c for c in range(KINDS) if free[c] == 1
+                               and not any(free[d] for d in _PARTNERS[c]))
 
     def must_discard(self) -> bool:
         """§4.4: discard exactly when owning more than ``20 + max(0, k − 1)`` cards."""
@@ -398,10 +401,8 @@ class Hand:
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
         for seat in self.order_from(self.dealer):
-            st = self.seats[seat]
-            win = solve(st.hand_cards, [], self.liangzhang, "liangzhang",
-                        dealer=seat == self.dealer)
-            if win is not None and win.huxi >= self.rules.min_huxi:
+            win = self._win_check(seat, self.liangzhang, "liangzhang")
+            if win is not None:
                 options[seat] = [Hu(), Pass()]
                 wins[seat] = win
         if options:
@@ -505,7 +506,7 @@ class Hand:
                                  or st.rough_bound(card) < self.rules.min_huxi):
             return None
         return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,
-                            trusted=True)
+                            trusted=True, dealer=seat == self.dealer)
 
     def _open_claim(self, events: list[Event], card: Card, source: int, context: str,
                     last: bool) -> None:

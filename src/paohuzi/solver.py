@@ -46,6 +46,7 @@ __all__ = [
     "can_hu",
     "huxi_upper_bound",
     "owned_card_count_ok",
+    "partial_huxi_counts",
     "solve",
     "solve_counts",
     "solve_tianhu",
@@ -365,10 +366,23 @@ def best_partial_huxi(hand: Iterable[int], melds: Sequence[Group] = ()) -> int:
     """
     counts = counts_of(hand)
     validate_counts(counts, "hand")
-    locked = _locked_groups(counts)
-    free = [n if n <= 2 else 0 for n in counts]
-    return (sum(g.huxi for g in melds) + sum(g.huxi for g in locked)
-            + partial_scoring_sentences(free))
+    return partial_huxi_counts(counts, melds)
+
+
+def partial_huxi_counts(counts: Sequence[int], melds: Sequence[Group] = ()) -> int:
+    """:func:`best_partial_huxi` of a hand given as a (valid) count vector."""
+    total = 0
+    free = list(counts)
+    for i, n in enumerate(counts):
+        if n == 3:
+            total += _KAN_HUXI[i >= 10]
+            free[i] = 0
+        elif n == 4:
+            total += _TI_HUXI[i >= 10]
+            free[i] = 0
+    for meld in melds:
+        total += meld.huxi
+    return total + partial_scoring_sentences(free)
 
 
 def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> str | None:
