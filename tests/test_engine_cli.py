@@ -117,3 +117,22 @@ def test_chi_text_orders_bi_groups():
 def test_action_text_errors(text, message):
     with pytest.raises(ActionTextError, match=message):
         Action.from_text(text)
+
+
+def test_play_in_the_terminal_to_the_end_of_a_hand():
+    """`paohuzi play`: numbered choices on stdin, one full hand, the settlement line."""
+    out = subprocess.run([sys.executable, "-m", "paohuzi.cli", "play", "--seed", "3",
+                          "--hands", "1"], input="x\n9999\n" + "0\n" * 300,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "你的手牌" in out.stdout and "[0]" in out.stdout
+    assert "请输入 0 到" in out.stdout  # bad input is answered, not fatal
+    assert "总分" in out.stdout
+    assert out.stdout.count("本局") == 1
+
+
+def test_play_quit_is_an_escape():
+    out = subprocess.run([sys.executable, "-m", "paohuzi.cli", "play", "--seed", "4"],
+                         input="q\n", capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    assert "逃跑" in out.stdout

@@ -74,6 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--rules", default="qq", help="preset: qq, changde, hunan, two-player")
     sim.add_argument("--records", type=Path, default=None, help="save each hand's record here")
 
+    pl = sub.add_parser("play", help="play in the terminal against two computer players",
+                        description="Play hand after hand in the terminal against computer "
+                                    "players; choose actions by number, q to leave.")
+    pl.add_argument("--rules", default="qq", help="preset: qq, changde, hunan, two-player")
+    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+
     rep = sub.add_parser("replay", help="replay a game record step by step",
                          description="Replay a game record (JSON) through the engine, print "
                                      "each step and the settlement; fail if it does not "
@@ -100,6 +107,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write(f"paohuzi simulate: {exc}\n")
             return 2
         return simulate_main(args.games, args.seed, rules, args.records)
+    if args.command == "play":
+        from paohuzi.play import play
+        from paohuzi.rules import Ruleset
+
+        try:
+            rules = Ruleset.preset(args.rules)
+        except PaohuziError as exc:
+            sys.stderr.write(f"paohuzi play: {exc}\n")
+            return 2
+        return play(sys.stdin, sys.stdout, rules, args.seed, args.hands)
     if args.command == "replay":
         from paohuzi.record import describe
 
