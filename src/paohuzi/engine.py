@@ -79,9 +79,11 @@ class Phase(Enum):
 class Event:
     """Something that happened. ``private`` cards are seen only by ``seat``.
 
-    Kinds: ``deal``, ``tianhu``, ``ti``, ``wei``, ``chouwei``, ``pao``,
-    ``peng``, ``chi``, ``discard``, ``draw``, ``show``, ``to_pile``, ``pass``,
-    ``hu``, ``xianggong``, ``no_discard`` (八块), ``huangzhuang``, ``escape``.
+    Kinds: ``deal``, ``liangzhang``, ``ti``, ``wei``, ``chouwei``, ``pao``,
+    ``peng``, ``chi``, ``discard``, ``draw``, ``show``, ``to_pile``, ``hu`` (a
+    天胡 too: the result's reason tells), ``xianggong``, ``no_discard`` (八块),
+    ``huangzhuang``, ``escape``. A seat's answer on a shown card makes no event:
+    answers stay secret until the claim resolves.
     """
 
     kind: str
