@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
@@ -75,8 +75,7 @@ class Phase(Enum):
     ENDED = "ended"
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """Something that happened. ``private`` cards are seen only by ``seat``.
 
     Kinds: ``deal``, ``liangzhang``, ``ti``, ``wei``, ``chouwei``, ``pao``,
@@ -236,8 +235,15 @@ class SeatState:
 
     def _analyse_free_cards(self) -> None:
         free = [n if n <= 2 else 0 for n in self.hand]
-        self._isolated = tuple(c for c in range(KINDS) if free[c] == 1
-                               and not any(free[d] for d in _PARTNERS[c]))
+        isolated = []
+        for c in range(KINDS):
+            if free[c] == 1:
+                for d in _PARTNERS[c]:
+                    if free[d]:
+                        break
+                else:
+                    isolated.append(c)
+        self._isolated = tuple(isolated)
 
     def must_discard(self) -> bool:
         """§4.4: discard exactly when owning more than ``20 + max(0, k − 1)`` cards."""
@@ -245,6 +251,8 @@ class SeatState:
 
 
 _GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
+_HU, _PASS, _PENG = Hu(), Pass(), Peng()
+_DISCARDS = [Discard(card) for card in ALL_CARDS]
 
 
 def _partners(card: int) -> tuple[int, ...]:
@@ -521,20 +529,22 @@ class Hand:
                 win = self._win_check(seat, card, "self" if seat == source else "other")
                 if win is not None:
                     wins[seat] = win
-                    options[seat] = [Hu()]
+                    options[seat] = [_HU]
         forced_pao = None  # 2. 跑 (forced)
+        peng_seat = None
         for seat in self.order_from(source):
             st = self.seats[seat]
-            others_card = seat != source and (
-                st.hand[card] == 3 or st.meld_of(card, _WEI_KINDS) is not None)
-            if others_card or (drawn and st.meld_of(card, _PENG_KIND) is not None):
+            held = st.hand[card]
+            if seat != source:
+                if held == 3 or st.meld_of(card, _WEI_KINDS) is not None:
+                    forced_pao = seat
+                elif held == 2 and not (self.rules.chou_blocks_peng and card in st.chou):
+                    peng_seat = seat
+            if drawn and st.meld_of(card, _PENG_KIND) is not None:
                 forced_pao = seat
         if forced_pao is None:
-            for seat in self.order_from(source):  # 3. 碰
-                st = self.seats[seat]
-                if seat != source and st.hand[card] == 2 and not (
-                        self.rules.chou_blocks_peng and card in st.chou):
-                    options.setdefault(seat, []).append(Peng())
+            if peng_seat is not None:  # 3. 碰 (one seat at most can hold a pair of it)
+                options.setdefault(peng_seat, []).append(_PENG)
             eaters = [source, self.next_seat(source)] if drawn else [self.next_seat(source)]
             for seat in eaters:  # 4. 吃
                 st = self.seats[seat]
@@ -544,7 +554,7 @@ class Hand:
                 if plans:
                     options.setdefault(seat, []).extend(plans)
         for seat in options:
-            options[seat].append(Pass())
+            options[seat].append(_PASS)
         self.claim = Claim(card, source, context, options, forced_pao=forced_pao, wins=wins,
                            last=last)
         self.phase = Phase.CLAIM
@@ -557,7 +567,7 @@ class Hand:
         """Every action ``seat`` may take now (empty when nothing is asked of it)."""
         if self.phase is Phase.DISCARD and seat == self.turn:
             st = self.seats[seat]
-            return [Discard(ALL_CARDS[c]) for c in range(KINDS) if 0 < st.hand[c] <= 2]
+            return [_DISCARDS[c] for c, n in enumerate(st.hand) if 0 < n <= 2]
         claim = self.claim
         if self.phase is Phase.CLAIM and claim is not None and seat in claim.options \
                 and seat not in claim.answers:
@@ -633,6 +643,17 @@ class Hand:
         claim = self.claim
         assert claim is not None
         card, answers = claim.card, claim.answers
+        if not claim.options:  # nobody had a choice: a forced 跑, or the card is piled
+            self.claim = None
+            self.in_play = None
+            if claim.forced_pao is not None:
+                self._pao(events, claim.forced_pao, card)
+                self._after_intake(events, claim.forced_pao)
+            else:
+                self.seats[claim.source].pile.append(card)
+                self._emit(events, Event("to_pile", claim.source, (card,)))
+                self._draw(events, self.next_seat(claim.source))
+            return
         winner = next((s for s in self.order_from(claim.source)
                        if isinstance(answers.get(s), Hu)), None)
         # 臭胡: a seat that could win and did not (§4.5).
