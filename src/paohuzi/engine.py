@@ -44,6 +44,8 @@ from paohuzi.settlement import (
 from paohuzi.solver import (
     Arrangement,
     best_partial_huxi,
+    isolated_cards,
+    may_complete_with,
     partial_huxi_counts,
     solve_counts,
     solve_tianhu,
@@ -224,26 +226,10 @@ class SeatState:
         if self._isolated_version != self.version:
             self._isolated_version = self.version
             self._analyse_free_cards()
-        isolated = self._isolated
-        if not isolated:
-            return True
-        if len(isolated) == 1:
-            return card == isolated[0] or card in _PARTNER_SETS[isolated[0]]
-        if len(isolated) == 2:
-            return card in _PARTNER_SETS[isolated[0]] and card in _PARTNER_SETS[isolated[1]]
-        return False
+        return may_complete_with(self._isolated, card)
 
     def _analyse_free_cards(self) -> None:
-        free = [n if n <= 2 else 0 for n in self.hand]
-        isolated = []
-        for c in range(KINDS):
-            if free[c] == 1:
-                for d in _PARTNERS[c]:
-                    if free[d]:
-                        break
-                else:
-                    isolated.append(c)
-        self._isolated = tuple(isolated)
+        self._isolated = isolated_cards(self.hand)
 
     def must_discard(self) -> bool:
         """§4.4: discard exactly when owning more than ``20 + max(0, k − 1)`` cards."""
@@ -255,18 +241,6 @@ _HU, _PASS, _PENG = Hu(), Pass(), Peng()
 _DISCARDS = [Discard(card) for card in ALL_CARDS]
 
 
-def _partners(card: int) -> tuple[int, ...]:
-    """Cards that can share a sentence or 绞 with ``card`` (other than itself)."""
-    size, v = (card // 10) * 10, card % 10
-    near = {size + w for w in range(max(0, v - 2), min(9, v + 2) + 1) if w != v}
-    if v in (1, 6, 9):
-        near |= {size + w for w in (1, 6, 9) if w != v}
-    near.add((card + 10) % 20)
-    return tuple(sorted(near))
-
-
-_PARTNERS = [_partners(c) for c in range(KINDS)]
-_PARTNER_SETS = [frozenset(p) for p in _PARTNERS]
 _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
 _PENG_KIND = (GroupKind.PENG,)
 

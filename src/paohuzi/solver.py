@@ -37,6 +37,7 @@ from paohuzi.rules import Ruleset
 
 __all__ = [
     "MENZI_TO_WIN",
+    "PARTNERS",
     "SOURCES",
     "Arrangement",
     "Source",
@@ -45,6 +46,8 @@ __all__ = [
     "best_partial_huxi",
     "can_hu",
     "huxi_upper_bound",
+    "isolated_cards",
+    "may_complete_with",
     "owned_card_count_ok",
     "partial_huxi_counts",
     "solve",
@@ -219,6 +222,55 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: str, deale
 
 _KAN_HUXI = (Group.identical(GroupKind.KAN, 0).huxi, Group.identical(GroupKind.KAN, 10).huxi)
 _TI_HUXI = (Group.identical(GroupKind.TI, 0).huxi, Group.identical(GroupKind.TI, 10).huxi)
+
+
+def _partners(card: int) -> tuple[int, ...]:
+    """Cards that can share a sentence or 绞 with ``card`` (other than itself)."""
+    size, v = (card // 10) * 10, card % 10
+    near = {size + w for w in range(max(0, v - 2), min(9, v + 2) + 1) if w != v}
+    if v in (1, 6, 9):
+        near |= {size + w for w in (1, 6, 9) if w != v}
+    near.add((card + 10) % 20)
+    return tuple(sorted(near))
+
+
+PARTNERS: tuple[tuple[int, ...], ...] = tuple(_partners(c) for c in range(KINDS))
+"""For each card, the cards that can share a sentence or 绞 with it."""
+_PARTNER_SETS = tuple(frozenset(p) for p in PARTNERS)
+
+
+def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
+    """Free hand cards held once that no other free hand card could group with.
+
+    >>> from paohuzi.cards import counts_of, parse_cards, format_cards
+    >>> format_cards(isolated_cards(counts_of(parse_cards("一二 五 九 玖 拾拾拾"))))
+    '五'
+    """
+    isolated = []
+    for c in range(KINDS):
+        if hand[c] == 1:
+            for d in PARTNERS[c]:
+                if 0 < hand[d] <= 2:
+                    break
+            else:
+                isolated.append(c)
+    return tuple(isolated)
+
+
+def may_complete_with(isolated: Sequence[int], card: int) -> bool:
+    """A necessary condition for ``card`` to complete a hand with these isolated cards.
+
+    Every isolated card must end in a group with the new card, or be paired by it:
+    so there are at most two, and the card must be a partner of each (or, for a
+    single one, the same card).
+    """
+    if not isolated:
+        return True
+    if len(isolated) == 1:
+        return card == isolated[0] or card in _PARTNER_SETS[isolated[0]]
+    if len(isolated) == 2:
+        return card in _PARTNER_SETS[isolated[0]] and card in _PARTNER_SETS[isolated[1]]
+    return False
 
 
 def huxi_upper_bound(hand: Sequence[int], melds: Sequence[Group], card: int) -> int:

@@ -6,6 +6,10 @@ piles, the 亮张, the wall count, whether it must decide and its own legal
 actions, its own 臭 cards, and the events as it may see them. A spectator
 (``seat=None``) sees no hand at all.
 
+:func:`observe` gives a structured :class:`Observation` (what computer players
+read); :func:`seat_view` is the same observation as JSON (what people and the
+network see).
+
 >>> from paohuzi.engine import Hand
 >>> from paohuzi.rules import Ruleset
 >>> v = seat_view(Hand.from_seed(3, Ruleset()), 1)
@@ -15,18 +19,83 @@ actions, its own 臭 cards, and the events as it may see them. A spectator
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from paohuzi.cards import format_cards
-from paohuzi.engine import Hand, Phase
+from paohuzi.actions import Action
+from paohuzi.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
+from paohuzi.engine import Hand, HandResult, Phase
 from paohuzi.groups import Group, GroupKind
+from paohuzi.rules import Ruleset
 
-__all__ = ["meld_view", "seat_view", "visible_table_huxi"]
+__all__ = ["Observation", "meld_view", "observe", "seat_view", "visible_table_huxi"]
 
 
-def meld_view(meld: Group, owner: int, viewer: int | None) -> dict[str, Any]:
-    """A table group as ``viewer`` sees it: another's 偎 is three face-down cards."""
-    if meld.kind is GroupKind.WEI and viewer != owner:
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One seat's observation of a hand. Hidden groups are ``None`` in ``melds``.
+
+    Attributes:
+        seat: the observer (``None`` for a spectator).
+        hand: the observer's hand as a 20-entry count vector (empty for a spectator).
+        melds: per seat, its table groups; another seat's 偎 is ``None``.
+        piles: per seat, the cards in its discard pile.
+        hand_sizes: per seat, how many cards it holds in hand.
+        chou: the observer's 臭 cards.
+        claim: ``(card, source seat, context)`` when the observer must decide on a card.
+        in_play: the shown card nobody owns yet, if any.
+        legal: the observer's legal actions now.
+        events: the events as the observer may see them (JSON-ready dicts).
+    """
+
+    seat: int | None
+    rules: Ruleset
+    players: int
+    dealer: int
+    liangzhang: Card
+    wall: int
+    phase: str
+    turn: int | None
+    hand: tuple[int, ...]
+    melds: tuple[tuple[Group | None, ...], ...]
+    piles: tuple[tuple[Card, ...], ...]
+    hand_sizes: tuple[int, ...]
+    xianggong: tuple[bool, ...]
+    chou: frozenset[int]
+    claim: tuple[Card, int, str] | None
+    in_play: Card | None
+    legal: tuple[Action, ...]
+    events: tuple[dict[str, Any], ...]
+    result: HandResult | None
+    revealed_hands: tuple[tuple[Card, ...], ...] | None
+
+    def table_huxi(self, seat: int) -> int:
+        """A seat's table 胡息 as far as the observer can tell (another's 偎 unknown)."""
+        return sum(m.huxi for m in self.melds[seat] if m is not None)
+
+    def visible_counts(self) -> list[int]:
+        """How many copies of each card the observer can see (own hand included)."""
+        counts = list(self.hand) if self.hand else [0] * KINDS
+        for melds in self.melds:
+            for m in melds:
+                if m is not None:
+                    for c in m.cards:
+                        counts[c] += 1
+        for pile in self.piles:
+            for c in pile:
+                counts[c] += 1
+        if self.in_play is not None:
+            counts[self.in_play] += 1
+        return counts
+
+    def unseen_counts(self) -> list[int]:
+        """Copies of each card the observer cannot see (others' hands, 偎, the wall)."""
+        return [COPIES - n for n in self.visible_counts()]
+
+
+def meld_view(meld: Group | None) -> dict[str, Any]:
+    """A table group as JSON: a hidden 偎 is three face-down cards."""
+    if meld is None:
         return {"kind": "wei", "hidden": 3}
     return {"kind": meld.kind.value, "cards": format_cards(meld.cards), "huxi": meld.huxi}
 
@@ -37,45 +106,84 @@ def visible_table_huxi(hand: Hand, owner: int, viewer: int | None) -> int:
                if not (m.kind is GroupKind.WEI and viewer != owner))
 
 
-def seat_view(hand: Hand, seat: int | None) -> dict[str, Any]:
-    """The JSON-ready view of ``hand`` for ``seat`` (``None``: a spectator)."""
-    view: dict[str, Any] = {
-        "seat": seat,
-        "players": hand.players,
-        "dealer": hand.dealer,
-        "rules": hand.rules.name,
-        "liangzhang": hand.liangzhang.text,
-        "wall": len(hand.wall),
-        "phase": hand.phase.value,
-        "turn": hand.turn if hand.phase is Phase.DISCARD else None,
-        "seats": [
-            {
-                "melds": [meld_view(m, s, seat) for m in st.melds],
-                "pile": format_cards(st.pile),
-                "hand_count": sum(st.hand),
-                "table_huxi": visible_table_huxi(hand, s, seat),
-                "xianggong": st.xianggong,
-            }
-            for s, st in enumerate(hand.seats)
-        ],
-        "events": [e.visible_to(seat) for e in hand.events],
-    }
+def observe(hand: Hand, seat: int | None) -> Observation:
+    """The observation of ``hand`` for ``seat`` (``None``: a spectator)."""
+    legal = tuple(hand.legal_actions(seat)) if seat is not None else ()
     claim = hand.claim
-    if claim is not None and seat is not None and hand.legal_actions(seat):
+    claim_seen = None
+    if claim is not None and legal and hand.phase is Phase.CLAIM:
         # Only a seat asked to decide learns that a decision is open (who else may
         # act on a card would tell what they hold).
-        view["claim"] = {"card": claim.card.text, "source": claim.source,
-                         "context": claim.context}
-    if hand.in_play is not None:
-        view["in_play"] = hand.in_play.text
-    if seat is not None:
-        st = hand.seats[seat]
-        view["hand"] = format_cards(st.hand_cards)
-        view["chou"] = format_cards(sorted(st.chou))
-        view["legal_actions"] = [a.text for a in hand.legal_actions(seat)]
-        view["to_act"] = bool(view["legal_actions"])
-    if hand.result is not None:
-        view["result"] = hand.result.to_json()
-        if hand.result.reason == "huangzhuang":
-            view["revealed_hands"] = [format_cards(s.hand_cards) for s in hand.seats]
+        claim_seen = (claim.card, claim.source, claim.context)
+    revealed = None
+    if hand.result is not None and hand.result.reason == "huangzhuang":
+        revealed = tuple(tuple(st.hand_cards) for st in hand.seats)
+    return Observation(
+        seat=seat,
+        rules=hand.rules,
+        players=hand.players,
+        dealer=hand.dealer,
+        liangzhang=hand.liangzhang,
+        wall=len(hand.wall),
+        phase=hand.phase.value,
+        turn=hand.turn if hand.phase is Phase.DISCARD else None,
+        hand=tuple(hand.seats[seat].hand) if seat is not None else (),
+        melds=tuple(tuple(None if m.kind is GroupKind.WEI and s != seat else m
+                          for m in st.melds) for s, st in enumerate(hand.seats)),
+        piles=tuple(tuple(st.pile) for st in hand.seats),
+        hand_sizes=tuple(sum(st.hand) for st in hand.seats),
+        xianggong=tuple(st.xianggong for st in hand.seats),
+        chou=frozenset(hand.seats[seat].chou) if seat is not None else frozenset(),
+        claim=claim_seen,
+        in_play=hand.in_play,
+        legal=legal,
+        events=tuple(e.visible_to(seat) for e in hand.events),
+        result=hand.result,
+        revealed_hands=revealed,
+    )
+
+
+def seat_view(hand: Hand, seat: int | None) -> dict[str, Any]:
+    """The JSON-ready view of ``hand`` for ``seat`` (``None``: a spectator)."""
+    return view_json(observe(hand, seat))
+
+
+def view_json(obs: Observation) -> dict[str, Any]:
+    """An observation as JSON."""
+    view: dict[str, Any] = {
+        "seat": obs.seat,
+        "players": obs.players,
+        "dealer": obs.dealer,
+        "rules": obs.rules.name,
+        "liangzhang": obs.liangzhang.text,
+        "wall": obs.wall,
+        "phase": obs.phase,
+        "turn": obs.turn,
+        "seats": [
+            {
+                "melds": [meld_view(m) for m in obs.melds[s]],
+                "pile": format_cards(obs.piles[s]),
+                "hand_count": obs.hand_sizes[s],
+                "table_huxi": obs.table_huxi(s),
+                "xianggong": obs.xianggong[s],
+            }
+            for s in range(obs.players)
+        ],
+        "events": list(obs.events),
+    }
+    if obs.claim is not None:
+        card, source, context = obs.claim
+        view["claim"] = {"card": card.text, "source": source, "context": context}
+    if obs.in_play is not None:
+        view["in_play"] = obs.in_play.text
+    if obs.seat is not None:
+        view["hand"] = format_cards(ALL_CARDS[c] for c in range(KINDS)
+                                    for _ in range(obs.hand[c]))
+        view["chou"] = format_cards(sorted(obs.chou))
+        view["legal_actions"] = [a.text for a in obs.legal]
+        view["to_act"] = bool(obs.legal)
+    if obs.result is not None:
+        view["result"] = obs.result.to_json()
+        if obs.revealed_hands is not None:
+            view["revealed_hands"] = [format_cards(h) for h in obs.revealed_hands]
     return view
