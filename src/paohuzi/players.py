@@ -15,19 +15,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from paohuzi.actions import Action
 from paohuzi.engine import Hand, HandResult
-from paohuzi.view import seat_view
+from paohuzi.view import Observation, observe
 
 __all__ = ["Player", "RandomPlayer", "play_hand"]
 
 
 class Player(Protocol):
-    """Chooses one of ``legal`` given the seat's view (a dict from :func:`seat_view`)."""
+    """Chooses one of ``legal`` given the seat's :class:`~paohuzi.view.Observation`."""
 
-    def choose(self, view: dict[str, Any] | None, legal: Sequence[Action]) -> Action: ...
+    def choose(self, view: Observation | None, legal: Sequence[Action]) -> Action: ...
 
 
 class RandomPlayer:
@@ -38,7 +38,7 @@ class RandomPlayer:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, view: dict[str, Any] | None, legal: Sequence[Action]) -> Action:
+    def choose(self, view: Observation | None, legal: Sequence[Action]) -> Action:
         return legal[self.rng.randrange(len(legal))]
 
 
@@ -49,7 +49,7 @@ def play_hand(hand: Hand, players: Sequence[Player],
         seat = hand.pending_seats()[0]
         player = players[seat]
         legal = hand.legal_actions(seat)
-        view = seat_view(hand, seat) if getattr(player, "needs_view", True) else None
+        view = observe(hand, seat) if getattr(player, "needs_view", True) else None
         action = player.choose(view, legal)
         hand.act(seat, action)
         if on_action is not None:
