@@ -81,6 +81,17 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--hands", type=int, default=None, help="stop after this many hands")
 
+    ar = sub.add_parser("arena", help="computer players against each other on duplicate deals",
+                        description="Play duplicate deals (every player in every seat) and "
+                                    "report points per hand with 95%% confidence intervals.")
+    ar.add_argument("--players", required=True,
+                    help="comma-separated: random, heuristic, search, easy, normal, hard")
+    ar.add_argument("--deals", type=int, default=100)
+    ar.add_argument("--seed", type=int, default=0)
+    ar.add_argument("--rules", default="qq")
+    ar.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ar.add_argument("--out", type=Path, default=Path("arena-report"))
+
     rep = sub.add_parser("replay", help="replay a game record step by step",
                          description="Replay a game record (JSON) through the engine, print "
                                      "each step and the settlement; fail if it does not "
@@ -117,6 +128,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write(f"paohuzi play: {exc}\n")
             return 2
         return play(sys.stdin, sys.stdout, rules, args.seed, args.hands)
+    if args.command == "arena":
+        from paohuzi.arena import main as arena_main
+        from paohuzi.players import PLAYER_NAMES
+        from paohuzi.rules import Ruleset
+
+        names = [n.strip() for n in args.players.split(",") if n.strip()]
+        unknown = [n for n in names if n not in PLAYER_NAMES]
+        try:
+            rules = Ruleset.preset(args.rules)
+        except PaohuziError as exc:
+            sys.stderr.write(f"paohuzi arena: {exc}\n")
+            return 2
+        if unknown or len(names) != rules.players or args.deals < 1 or args.jobs < 1:
+            sys.stderr.write(
+                f"paohuzi arena: need {rules.players} players from "
+                f"{', '.join(PLAYER_NAMES)}, --deals and --jobs of at least 1"
+                + (f"; unknown: {', '.join(unknown)}" if unknown else "") + "\n")
+            return 2
+        return arena_main(names, args.deals, args.seed, rules, args.jobs, args.out)
     if args.command == "replay":
         from paohuzi.record import describe
 

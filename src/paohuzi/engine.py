@@ -334,7 +334,43 @@ class Hand:
 
     @classmethod
     def from_seed(cls, seed: int, rules: Ruleset, dealer: int = 0) -> Hand:
+        """A hand dealt from a seed (see :meth:`Deal.from_seed`)."""
         return cls(rules, Deal.from_seed(seed, rules, dealer))
+
+    @classmethod
+    def from_position(cls, rules: Ruleset, dealer: int, seats: Sequence[SeatState],
+                      wall: Sequence[Card], *, turn: int, shown: tuple[Card, int, str, bool]
+                      | None = None, set_aside: Sequence[Card] = ()) -> Hand:
+        """A hand mid-play from given seat states (for search players' determinisations).
+
+        With ``shown = (card, source, context, last)`` the card has just been shown
+        (``context`` ``discard`` or ``draw``) and every seat's options on it are
+        worked out as in play; otherwise seat ``turn`` must discard.
+        """
+        hand = cls.__new__(cls)
+        hand.rules = rules
+        hand.players = rules.players
+        hand._orders = [[(s + i) % hand.players for i in range(hand.players)]
+                        for s in range(hand.players)]
+        hand.dealer = dealer
+        hand.seats = list(seats)
+        hand.wall = list(wall)
+        hand.deal = Deal(dealer, tuple(() for _ in range(hand.players)), ALL_CARDS[0], (),
+                         tuple(set_aside))
+        hand.liangzhang = ALL_CARDS[0]
+        hand.in_play = None
+        hand.result = None
+        hand.events = []
+        hand.actions = []
+        hand.claim = None
+        hand.turn = turn
+        if shown is None:
+            hand.phase = Phase.DISCARD
+        else:
+            card, source, context, last = shown
+            hand.in_play = card
+            hand._open_claim([], card, source, context, last)
+        return hand
 
     # ---- seats and order -----------------------------------------------------------
 

@@ -21,7 +21,7 @@ from paohuzi.actions import Action
 from paohuzi.engine import Hand, HandResult
 from paohuzi.view import Observation, observe
 
-__all__ = ["Player", "RandomPlayer", "play_hand"]
+__all__ = ["LEVELS", "PLAYER_NAMES", "Player", "RandomPlayer", "make_player", "play_hand"]
 
 
 class Player(Protocol):
@@ -56,3 +56,32 @@ def play_hand(hand: Hand, players: Sequence[Player],
             on_action(seat, action)
     assert hand.result is not None
     return hand.result
+
+
+LEVELS = {
+    "easy": "heuristic, with 30% of its decisions taken at random",
+    "normal": "search: 5 determinisations x 2 candidates (p99 under 200 ms)",
+    "hard": "search: 12 determinisations x 3 candidates (p99 under 1 s)",
+}
+"""The levels a person picks, and what plays at each."""
+
+PLAYER_NAMES = ("random", "heuristic", "search", *LEVELS)
+
+
+def make_player(name: str, seed: int | None = None) -> Player:
+    """A computer player by name: ``random``, ``heuristic``, ``search`` or a level
+    (``easy``, ``normal``, ``hard``; see :data:`LEVELS`)."""
+    from paohuzi.heuristic import HeuristicPlayer
+    from paohuzi.search import SearchPlayer
+
+    if name == "random":
+        return RandomPlayer(seed)
+    if name == "heuristic":
+        return HeuristicPlayer(seed)
+    if name == "easy":
+        return HeuristicPlayer(seed, noise=0.3)
+    if name in ("search", "normal"):
+        return SearchPlayer(seed, samples=5, candidates=2)
+    if name == "hard":
+        return SearchPlayer(seed, samples=12, candidates=3)
+    raise ValueError(f"unknown player {name!r}; players: {', '.join(PLAYER_NAMES)}")

@@ -42,6 +42,8 @@ class Observation:
         piles: per seat, the cards in its discard pile.
         hand_sizes: per seat, how many cards it holds in hand.
         chou: the observer's 臭 cards.
+        declined_peng: cards whose 碰 the observer declined (a later 偎 is 臭偎).
+        chouhu: the observer's 臭胡 marks, ``(card, 当前得息数 when passed)``.
         claim: ``(card, source seat, context)`` when the observer must decide on a card.
         in_play: the shown card nobody owns yet, if any.
         legal: the observer's legal actions now.
@@ -62,6 +64,8 @@ class Observation:
     hand_sizes: tuple[int, ...]
     xianggong: tuple[bool, ...]
     chou: frozenset[int]
+    declined_peng: frozenset[int]
+    chouhu: tuple[tuple[int, int], ...]
     claim: tuple[Card, int, str] | None
     in_play: Card | None
     legal: tuple[Action, ...]
@@ -72,6 +76,11 @@ class Observation:
     def table_huxi(self, seat: int) -> int:
         """A seat's table 胡息 as far as the observer can tell (another's 偎 unknown)."""
         return sum(m.huxi for m in self.melds[seat] if m is not None)
+
+    def discards(self, seat: int) -> list[Card]:
+        """The cards ``seat`` discarded this hand (public)."""
+        return [ALL_CARDS[c] for e in self.events if e["kind"] == "discard"
+                and e.get("seat") == seat for c in _cards_of(e)]
 
     def visible_counts(self) -> list[int]:
         """How many copies of each card the observer can see (own hand included)."""
@@ -91,6 +100,12 @@ class Observation:
     def unseen_counts(self) -> list[int]:
         """Copies of each card the observer cannot see (others' hands, 偎, the wall)."""
         return [COPIES - n for n in self.visible_counts()]
+
+
+def _cards_of(event: dict[str, Any]) -> list[int]:
+    from paohuzi.cards import parse_cards
+
+    return [int(c) for c in parse_cards(event.get("cards", ""))]
 
 
 def meld_view(meld: Group | None) -> dict[str, Any]:
@@ -134,6 +149,9 @@ def observe(hand: Hand, seat: int | None) -> Observation:
         hand_sizes=tuple(sum(st.hand) for st in hand.seats),
         xianggong=tuple(st.xianggong for st in hand.seats),
         chou=frozenset(hand.seats[seat].chou) if seat is not None else frozenset(),
+        declined_peng=frozenset(hand.seats[seat].declined_peng) if seat is not None
+        else frozenset(),
+        chouhu=tuple(sorted(hand.seats[seat].chouhu.items())) if seat is not None else (),
         claim=claim_seen,
         in_play=hand.in_play,
         legal=legal,

@@ -1,0 +1,226 @@
+"""The search computer player: determinised roll-outs on top of the heuristic player.
+
+For a decision with several sensible options it
+
+1. ranks the legal actions with the heuristic player's values and keeps the best
+   few candidates;
+2. samples the hidden cards consistently with its own observation (card
+   counting: the 80 cards minus every card it can see; another seat's face-down
+   偎 gets a card of which at least three are unseen), building a full engine
+   position (:meth:`paohuzi.engine.Hand.from_position`);
+3. plays every candidate forward from the same samples (common random numbers)
+   with heuristic players for all seats to the end of the hand;
+4. leaves the heuristic's favourite only for a candidate whose mean advantage in
+   points over it, paired on the same samples, exceeds its standard error.
+
+It sees only its :class:`~paohuzi.view.Observation`: the samples are drawn from
+a generator seeded by the player's seed and the public content of the
+observation, so two observations that differ only in cards hidden from it
+lead to the same decision. The budget is a number of samples (deterministic);
+an optional time limit stops early.
+
+>>> from paohuzi.engine import Hand
+>>> from paohuzi.rules import Ruleset
+>>> from paohuzi.players import play_hand
+>>> from paohuzi.heuristic import HeuristicPlayer, hand_value
+>>> r = play_hand(Hand.from_seed(8, Ruleset()),
+...               [SearchPlayer(1, samples=2), HeuristicPlayer(2), HeuristicPlayer(3)])
+>>> r.reason in ("hu", "tianhu", "huangzhuang")
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import statistics
+import time
+from collections.abc import Sequence
+
+from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
+from paohuzi.cards import ALL_CARDS, KINDS
+from paohuzi.engine import Hand, SeatState
+from paohuzi.groups import Group, GroupKind
+from paohuzi.heuristic import HeuristicPlayer, hand_value
+from paohuzi.view import Observation, observe
+
+__all__ = ["SearchPlayer", "sample_position"]
+
+
+def _fingerprint(view: Observation) -> int:
+    """A stable hash of what the observer sees (never of hidden cards)."""
+    parts = [repr(view.hand), repr([[None if m is None else (m.kind.value, tuple(m.cards))
+                                     for m in melds] for melds in view.melds]),
+             repr(view.piles), repr(view.hand_sizes), str(view.wall), repr(view.claim),
+             repr(sorted(view.chou)), str(len(view.events))]
+    digest = hashlib.blake2b("|".join(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def sample_position(view: Observation, rng: random.Random) -> Hand | None:
+    """A full engine position consistent with ``view`` (hidden cards sampled)."""
+    assert view.seat is not None
+    me = view.seat
+    unseen = view.unseen_counts()
+    if any(n < 0 for n in unseen):
+        return None
+    melds: list[list[Group]] = []
+    for seat in range(view.players):
+        seat_melds = []
+        for m in view.melds[seat]:
+            if m is None:  # another's face-down 偎: a card with 3 unseen copies
+                options = [c for c in range(KINDS) if unseen[c] >= 3]
+                if not options:
+                    return None
+                card = rng.choice(options)
+                unseen[card] -= 3
+                m = Group.identical(GroupKind.WEI, card)
+            seat_melds.append(m)
+        melds.append(seat_melds)
+    pool = [c for c in range(KINDS) for _ in range(unseen[c])]
+    rng.shuffle(pool)
+    hands: list[list[int]] = []
+    for seat in range(view.players):
+        if seat == me:
+            hands.append(list(view.hand))
+            continue
+        size = view.hand_sizes[seat]
+        counts = [0] * KINDS
+        for c in pool[:size]:
+            counts[c] += 1
+        del pool[:size]
+        if max(counts, default=0) >= 4:  # would have been a 提 already: resample
+            return None
+        hands.append(counts)
+    set_aside_n = view.rules.set_aside
+    wall = [ALL_CARDS[c] for c in pool[: view.wall]]
+    set_aside = [ALL_CARDS[c] for c in pool[view.wall: view.wall + set_aside_n]]
+    if len(wall) != view.wall:
+        return None
+    seats = []
+    for seat in range(view.players):
+        st = SeatState(hands[seat])
+        for m in melds[seat]:
+            st.lay(m, len(m.cards))
+        st.owned = sum(hands[seat]) + sum(len(m.cards) for m in melds[seat])
+        st.pile = list(view.piles[seat])
+        st.xianggong = view.xianggong[seat]
+        if seat == me:
+            st.chou = set(view.chou)
+            st.declined_peng = set(view.declined_peng)
+            st.chouhu = dict(view.chouhu)
+        else:
+            st.chou = {int(c) for c in view.discards(seat)}
+        seats.append(st)
+    shown = None
+    if view.claim is not None:
+        card, source, context = view.claim
+        if context not in ("discard", "draw"):
+            return None
+        shown = (card, source, context, view.wall == 0)
+    turn = view.turn if view.turn is not None else me
+    return Hand.from_position(view.rules, view.dealer, seats, wall, turn=turn, shown=shown,
+                              set_aside=set_aside)
+
+
+class SearchPlayer:
+    """Determinised roll-outs (see the module docstring).
+
+    Args:
+        seed: the player's seed.
+        samples: determinisations per decision (the budget).
+        candidates: how many of the heuristic's best actions are searched.
+        time_limit: optional seconds per decision after which sampling stops.
+    """
+
+    needs_view = True
+
+    def __init__(self, seed: int | None = None, samples: int = 6, candidates: int = 3,
+                 time_limit: float | None = None) -> None:
+        self.seed = 0 if seed is None else seed
+        self.samples = samples
+        self.candidates = candidates
+        self.time_limit = time_limit
+        self.heuristic = HeuristicPlayer(self.seed)
+
+    def _ranked(self, view: Observation, legal: Sequence[Action]) -> list[Action]:
+        """Legal actions, the heuristic's favourite first."""
+        favourite = self.heuristic.choose(view, legal)
+        rest = [a for a in legal if a != favourite]
+        if all(isinstance(a, Discard) for a in rest):
+            live = view.unseen_counts()
+            hand = list(view.hand)
+            melds = [m for m in view.melds[view.seat] if m is not None] \
+                if view.seat is not None else []
+            scored = []
+            for a in rest:
+                assert isinstance(a, Discard)
+                hand[a.card] -= 1
+                scored.append((hand_value(hand, melds, live, view.rules.min_huxi, waits=False),
+                               a.text, a))
+                hand[a.card] += 1
+            rest = [a for _, _, a in sorted(scored, key=lambda t: (-t[0], t[1]))]
+        else:
+            order = {Pass: 0, Peng: 1, Chi: 2}
+            rest.sort(key=lambda a: (order.get(type(a), 3), a.text))
+        return [favourite, *rest]
+
+    def choose(self, view: Observation | None, legal: Sequence[Action]) -> Action:
+        assert view is not None and view.seat is not None
+        if len(legal) == 1:
+            return legal[0]
+        for action in legal:
+            if isinstance(action, Hu):
+                return action
+        candidates = self._ranked(view, legal)[: self.candidates]
+        if len(candidates) == 1:
+            return candidates[0]
+        rng = random.Random(self.seed * 1_000_003 + _fingerprint(view))
+        results: list[list[float]] = [[] for _ in candidates]
+        done = 0
+        start = time.perf_counter()
+        attempts = 0
+        while done < self.samples and attempts < self.samples * 4:
+            attempts += 1
+            sample_seed = rng.getrandbits(32)
+            if sample_position(view, random.Random(sample_seed)) is None:
+                continue
+            for i, action in enumerate(candidates):
+                # the same sample for every candidate (common random numbers)
+                base = sample_position(view, random.Random(sample_seed))
+                assert base is not None
+                results[i].append(self._rollout(base, view.seat, action, sample_seed))
+            done += 1
+            if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
+                break
+        if done < 2:
+            return candidates[0]
+        # Leave the heuristic's favourite only for a candidate whose paired advantage on
+        # the same samples is positive and larger than its own standard error: with few
+        # samples, roll-out noise must not overrule a sound default.
+        best, best_gain = 0, 0.0
+        for i in range(1, len(candidates)):
+            diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
+            gain = statistics.fmean(diffs)
+            error = statistics.stdev(diffs) / math.sqrt(len(diffs))
+            if gain > error and gain > best_gain:
+                best, best_gain = i, gain
+        return candidates[best]
+
+    def _rollout(self, hand: Hand, me: int, action: Action, seed: int) -> float:
+        if not hand.can(me, action):
+            return -1e9
+        hand.act(me, action)
+        players = [HeuristicPlayer(seed + s) for s in range(hand.players)]
+        steps = 0
+        while not hand.ended and steps < 400:
+            seat = hand.pending_seats()[0]
+            legal = hand.legal_actions(seat)
+            choice = legal[0] if len(legal) == 1 else players[seat].choose(observe(hand, seat),
+                                                                            legal)
+            hand.act(seat, choice)
+            steps += 1
+        assert hand.result is not None
+        return float(hand.result.points[me])
+
