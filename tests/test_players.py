@@ -1,0 +1,185 @@
+"""Computer players (issue: computer players and the arena)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+
+import pytest
+
+from paohuzi.actions import Hu
+from paohuzi.arena import clustered_ci, run_arena, write_report
+from paohuzi.cards import ALL_CARDS, KINDS
+from paohuzi.engine import Hand
+from paohuzi.heuristic import HeuristicPlayer, hand_value
+from paohuzi.players import LEVELS, PLAYER_NAMES, RandomPlayer, make_player
+from paohuzi.rules import PRESETS, Ruleset
+from paohuzi.search import SearchPlayer, sample_position
+from paohuzi.view import Observation, observe
+
+
+def play_with(hand: Hand, players, record=None) -> int:
+    """Play a hand to its end; every choice must be one of the legal actions."""
+    decisions = 0
+    while not hand.ended:
+        seat = hand.pending_seats()[0]
+        legal = hand.legal_actions(seat)
+        action = players[seat].choose(observe(hand, seat), legal)
+        assert action in legal, (seat, action, legal)
+        if record is not None:
+            record.append((seat, action.text))
+        hand.act(seat, action)
+        decisions += 1
+    return decisions
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_heuristic_only_chooses_legal_actions(preset):
+    rules = Ruleset.preset(preset)
+    decisions = 0
+    for i in range(130):
+        players = [HeuristicPlayer(i + s) for s in range(rules.players)]
+        decisions += play_with(Hand.from_seed(7000 + i, rules, dealer=i % rules.players),
+                               players)
+    assert decisions >= 2_500  # ≥ 10,000 over the four presets
+
+
+def test_search_and_levels_only_choose_legal_actions():
+    decisions = 0
+    for i, names in enumerate((["search", "easy", "random"], ["hard", "normal", "heuristic"])):
+        players = [make_player(n, i) if n not in ("search", "hard", "normal")
+                   else SearchPlayer(i, samples=2, candidates=2) for n in names]
+        decisions += play_with(Hand.from_seed(300 + i, Ruleset()), players)
+    assert decisions > 20
+
+
+def test_same_seed_same_choices():
+    for cls in (HeuristicPlayer, lambda s: SearchPlayer(s, samples=2)):
+        runs = []
+        for _ in range(2):
+            record: list[tuple[int, str]] = []
+            play_with(Hand.from_seed(99, Ruleset()), [cls(1), cls(2), cls(3)], record)
+            runs.append(record)
+        assert runs[0] == runs[1]
+
+
+def _twin_with_hidden_swap(hand: Hand, seat: int) -> Hand | None:
+    """The same position with one card swapped between another seat's hand and the wall."""
+    for other in range(hand.players):
+        if other == seat:
+            continue
+        st = hand.seats[other]
+        for a in range(KINDS):
+            if not 0 < st.hand[a] <= 2:
+                continue
+            for i, b in enumerate(hand.wall):
+                if b != a and st.hand[b] < 2:
+                    twin = copy.deepcopy(hand)
+                    twin.seats[other].hand[a] -= 1
+                    twin.seats[other].hand[b] += 1
+                    twin.seats[other].version += 1
+                    twin.wall[i] = ALL_CARDS[a]
+                    return twin
+    return None
+
+
+def test_search_decides_identically_on_views_differing_only_in_hidden_cards():
+    compared = 0
+    for seed in range(6):
+        hand = Hand.from_seed(4000 + seed, Ruleset())
+        rng = random.Random(seed)
+        while not hand.ended and compared < 12:
+            seat = hand.pending_seats()[0]
+            legal = hand.legal_actions(seat)
+            if len(legal) > 2 and not any(isinstance(a, Hu) for a in legal):
+                twin = _twin_with_hidden_swap(hand, seat)
+                if twin is not None:
+                    assert twin.state_key() != hand.state_key()
+                    a, b = observe(hand, seat), observe(twin, seat)
+                    assert a == b
+                    player = SearchPlayer(5, samples=3)
+                    assert player.choose(a, legal) == SearchPlayer(5, samples=3).choose(b, legal)
+                    compared += 1
+            hand.act(seat, legal[rng.randrange(len(legal))])
+    assert compared >= 6
+
+
+def test_observation_holds_no_hidden_state():
+    """A player gets an Observation: no engine object, no other seat's hand, no wall."""
+    hand = Hand.from_seed(12, Ruleset())
+    obs = observe(hand, 1)
+    for f in dataclasses.fields(Observation):
+        value = getattr(obs, f.name)
+        assert not isinstance(value, Hand)
+    assert obs.hand == tuple(hand.seats[1].hand)
+    assert obs.wall == len(hand.wall) and isinstance(obs.wall, int)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        obs.wall = 3  # type: ignore[misc]
+
+
+def test_samples_are_consistent_with_the_view():
+    hand = Hand.from_seed(21, Ruleset())
+    rng = random.Random(0)
+    for _ in range(15):
+        seat = hand.pending_seats()[0]
+        hand.act(seat, hand.legal_actions(seat)[rng.randrange(len(hand.legal_actions(seat)))])
+    seat = hand.pending_seats()[0]
+    obs = observe(hand, seat)
+    for k in range(20):
+        sample = sample_position(obs, random.Random(k))
+        if sample is None:
+            continue
+        assert sample.card_total() == 80 - len(hand.deal.set_aside) + len(sample.deal.set_aside)
+        assert sample.seats[seat].hand == hand.seats[seat].hand
+        assert [s.owned for s in sample.seats] == [s.owned for s in hand.seats]
+        assert len(sample.wall) == len(hand.wall)
+        assert observe(sample, seat).legal == obs.legal
+
+
+def test_heuristic_values_shape_and_huxi():
+    live = [4] * KINDS
+    from paohuzi.cards import counts_of, parse_cards
+
+    good = counts_of(parse_cards("一二三 壹贰叁 二七十 四五六 七八 九九 捌玖"))
+    bad = counts_of(parse_cards("一一 四四 八八 叁叁 陆陆 玖玖 五 壹 拾 十 肆 柒"))
+    assert hand_value(good, [], live) > hand_value(bad, [], live) + 5
+
+
+def test_heuristic_beats_random_clearly():
+    report = run_arena(["heuristic", "random", "random"], deals=60, seed=3)
+    heuristic, rand1, rand2 = report.players
+    assert heuristic.low > 0
+    assert heuristic.hu_rate >= 3 * max(rand1.hu_rate, rand2.hu_rate, 0.001)
+
+
+def test_levels_are_documented_and_buildable():
+    assert set(LEVELS) == {"easy", "normal", "hard"}
+    for name in PLAYER_NAMES:
+        assert make_player(name, 1) is not None
+    with pytest.raises(ValueError, match="unknown player"):
+        make_player("oracle", 1)
+    assert isinstance(make_player("random", 1), RandomPlayer)
+
+
+def test_clustered_ci_on_a_hand_made_sample():
+    # mean 2, sd = sqrt(((1-2)^2 + (3-2)^2 + 0 + 0) / 3) = sqrt(2/3), n = 4
+    mean, low, high = clustered_ci([1.0, 3.0, 2.0, 2.0])
+    half = 1.959963984540054 * (2 / 3) ** 0.5 / 2
+    assert mean == 2.0
+    assert low == pytest.approx(2.0 - half) and high == pytest.approx(2.0 + half)
+    assert clustered_ci([5.0])[1] == float("-inf")
+
+
+def test_arena_report_structure_and_determinism(tmp_path):
+    a = run_arena(["heuristic", "random", "easy"], deals=8, seed=4, jobs=2)
+    b = run_arena(["heuristic", "random", "easy"], deals=8, seed=4, jobs=1)
+    assert [(p.mean, p.hu_rate) for p in a.players] == [(p.mean, p.hu_rate) for p in b.players]
+    assert a.hands == 24
+    assert sum(p.mean for p in a.players) == pytest.approx(0.0, abs=1e-9)
+    paths = write_report(a, tmp_path)
+    text = (tmp_path / "report.md").read_text()
+    assert "| seat slot | player | points / hand | 95% CI (by deal)" in text
+    assert text.count("| heuristic |") == 1 and "| easy |" in text
+    assert (tmp_path / "cumulative.png") in paths
+    assert (tmp_path / "cumulative.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
