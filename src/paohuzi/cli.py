@@ -92,6 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--jobs", type=int, default=1, help="worker processes")
     ar.add_argument("--out", type=Path, default=Path("arena-report"))
 
+    sv = sub.add_parser("serve", help="run the game server (needs the server extra)",
+                        description="Serve the game over HTTP and WebSocket with an embedded "
+                                    "SQLite database.")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--database", type=Path, default=None,
+                    help="SQLite file (default: paohuzi.db in the user data folder)")
+
     rep = sub.add_parser("replay", help="replay a game record step by step",
                          description="Replay a game record (JSON) through the engine, print "
                                      "each step and the settlement; fail if it does not "
@@ -147,6 +155,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 + (f"; unknown: {', '.join(unknown)}" if unknown else "") + "\n")
             return 2
         return arena_main(names, args.deals, args.seed, rules, args.jobs, args.out)
+    if args.command == "serve":
+        from paohuzi.server.serve import main as serve_main
+
+        return serve_main(args.host, args.port, args.database)
     if args.command == "replay":
         from paohuzi.record import describe
 

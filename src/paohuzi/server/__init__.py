@@ -1,0 +1,1 @@
+"""The game server (``paohuzi serve``); needs the ``server`` extra."""

@@ -1,0 +1,612 @@
+"""The ASGI application of ``paohuzi serve``: HTTP API and the WebSocket protocol.
+
+See docs/protocol.md. One process, one event loop; each table's changes are
+serialised by its lock; every change is logged (committed) before it is
+applied and acknowledged; every message a seat receives is built from the
+engine's seat view for that seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from paohuzi.actions import Action, ActionTextError
+from paohuzi.errors import PaohuziError
+from paohuzi.server.levels import level_of
+from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage
+from paohuzi.server.table import RoomConfig, Table, TableError
+
+__all__ = ["Server", "create_app"]
+
+log = logging.getLogger("paohuzi.server")
+
+MAX_MESSAGE = 4096
+"""Largest client message accepted (bytes); larger ones close the connection."""
+RATE_PER_SECOND = 30
+"""Messages a connection may send per second; beyond, an error; at 3x, a close."""
+
+
+@dataclass(eq=False)
+class Client:
+    """One WebSocket connection."""
+
+    ws: WebSocket
+    player: PlayerRecord
+    seat: int | None  # match seat, None for a spectator
+    events_hand: int = 0
+    events_sent: int = 0
+    window_start: float = 0.0
+    window_count: int = 0
+    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Runtime:
+    """The async side of a table: connections, timers, computer moves."""
+
+    def __init__(self, server: Server, table: Table) -> None:
+        self.server = server
+        self.table = table
+        self.lock = asyncio.Lock()
+        self.clients: set[Client] = set()
+        self.timer_task: asyncio.Task[None] | None = None
+        self.bot_task: asyncio.Task[None] | None = None
+        self.next_task: asyncio.Task[None] | None = None
+        self.disconnected_at: dict[int, float] = {}
+        self.grace_used: set[tuple[int, int]] = set()
+        self.next_votes: set[int] = set()
+
+    # ---- logging and applying ----------------------------------------------------
+
+    def commit(self, entry: dict[str, Any]) -> None:
+        """Log (committed) then apply. The caller holds the lock."""
+        self.server.storage.append_log(self.table.code, entry)
+        self.table.apply(entry)
+
+    def settle_if_needed(self) -> None:
+        """Side effects of a finished hand, once: game record, player totals, rating."""
+        t = self.table
+        if t.last_summary is None or t.settled >= len(t.match.history if t.match else []):
+            return
+        summary = t.last_summary
+        record = t.finished_record()
+        players = [p for p in record["players"] if p is not None]
+        self.server.storage.save_game(t.code, record, players)
+        self.server.rate(t, summary)
+        self.commit({"k": "settled", "hand": len(t.match.history) if t.match else 0})
+
+    # ---- broadcasting ------------------------------------------------------------
+
+    async def send(self, client: Client, message: dict[str, Any]) -> None:
+        try:
+            async with client.send_lock:
+                await client.ws.send_text(json.dumps(message, ensure_ascii=False))
+        except Exception:  # a closed socket: the reader task cleans up
+            pass
+
+    async def send_state(self, client: Client, snapshot: bool = False) -> None:
+        t = self.table
+        if snapshot or client.events_hand != t.hand_no:
+            client.events_sent = 0
+            client.events_hand = t.hand_no
+        body = t.view_for(client.seat, client.events_sent)
+        client.events_sent = body["events_from"] + len(body["events"])
+        body["deadline"] = self.deadline_for(client.seat)
+        await self.send(client, {"type": "state", "n": t.version, **body})
+
+    async def broadcast(self) -> None:
+        await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))
+
+    def deadline_for(self, seat: int | None) -> float | None:
+        """Seconds left to decide — told only to the seat that must decide."""
+        if seat is None or self.timer_deadline is None or seat not in self.timer_seats:
+            return None
+        return max(0.0, self.timer_deadline - time.monotonic())
+
+    timer_deadline: float | None = None
+    timer_seats: frozenset[int] = frozenset()
+
+    # ---- scheduling: computers, timers, the next hand ------------------------------
+
+    def pending_match_seats(self) -> list[int]:
+        t = self.table
+        if t.hand is None or t.hand.ended:
+            return []
+        return [t.match_seat(s) for s in t.hand.pending_seats()]
+
+    def schedule(self) -> None:
+        """After every change: computer moves, the human timer, the next hand."""
+        t = self.table
+        pending = self.pending_match_seats()
+        bots = [s for s in pending if t.controlled_by_computer(s)]
+        humans = [s for s in pending if not t.controlled_by_computer(s)]
+        if bots and (self.bot_task is None or self.bot_task.done()):
+            self.bot_task = asyncio.create_task(self._bot_move(t.version))
+        self._reset_timer(humans)
+        if (t.hand is None or t.hand.ended) and t.ready_to_deal() and (
+                self.next_task is None or self.next_task.done()):
+            delay = 0.0 if t.hand is None else t.config.next_delay
+            self.next_task = asyncio.create_task(self._next_hand(t.hand_no, delay))
+
+    def _decision_key(self, humans: list[int]) -> tuple[Any, ...]:
+        """Identifies the decision the humans face (answers to a claim add no events)."""
+        t = self.table
+        events = len(t.hand.events) if t.hand is not None else 0
+        return (t.hand_no, frozenset(humans), events)
+
+    def _reset_timer(self, humans: list[int]) -> None:
+        key = self._decision_key(humans)
+        if key == self.timer_key and self.timer_task and not self.timer_task.done():
+            return
+        if self.timer_task is not None:
+            self.timer_task.cancel()
+        self.timer_key = key
+        self.timer_seats = frozenset(humans)
+        if not humans:
+            self.timer_deadline = None
+            return
+        self.timer_deadline = time.monotonic() + self.table.config.timer
+        self.timer_task = asyncio.create_task(self._timer(key, self.timer_seats))
+
+    timer_key: tuple[Any, ...] = ()
+
+    async def _timer(self, key: tuple[Any, ...], seats: frozenset[int]) -> None:
+        t = self.table
+        while True:
+            assert self.timer_deadline is not None
+            await asyncio.sleep(max(0.0, self.timer_deadline - time.monotonic()))
+            # the first reconnect grace period of a hand does not count
+            extended = False
+            for seat in seats:
+                grace_key = (t.hand_no, seat)
+                if seat in self.disconnected_at and grace_key not in self.grace_used \
+                        and t.config.grace > 0:
+                    self.grace_used.add(grace_key)
+                    self.timer_deadline = time.monotonic() + t.config.grace
+                    extended = True
+            if not extended:
+                break
+        async with self.lock:
+            pending = self.pending_match_seats()
+            if self._decision_key([s for s in pending if not t.controlled_by_computer(s)]) \
+                    != key:
+                return
+            for seat in sorted(seats):
+                if seat not in self.pending_match_seats():
+                    continue
+                self.commit({"k": "timeout", "seat": seat})
+                if t.seats[seat].timeouts >= 2 and not t.seats[seat].tuoguan:
+                    self.commit({"k": "tuoguan", "seat": seat, "on": True})
+                action = t.computer_choice(seat)
+                self.commit({"k": "act", "seat": seat, "action": action.text, "player": None,
+                             "auto": True})
+                if t.hand is None or t.hand.ended:
+                    break
+            self.settle_if_needed()
+            self.timer_task = None
+            self.schedule()
+        await self.broadcast()
+
+    async def _bot_move(self, version: int) -> None:
+        t = self.table
+        await asyncio.sleep(t.config.bot_delay)
+        while True:
+            async with self.lock:
+                bots = [s for s in self.pending_match_seats() if t.controlled_by_computer(s)]
+                if not bots:
+                    return
+                seat = bots[0]
+                action = t.computer_choice(seat)
+                self.commit({"k": "act", "seat": seat, "action": action.text, "player": None,
+                             "auto": True})
+                self.settle_if_needed()
+                self.schedule_except_bots()
+            await self.broadcast()
+            if t.config.bot_delay:
+                await asyncio.sleep(t.config.bot_delay)
+            else:
+                await asyncio.sleep(0)
+
+    def schedule_except_bots(self) -> None:
+        t = self.table
+        pending = self.pending_match_seats()
+        self._reset_timer([s for s in pending if not t.controlled_by_computer(s)])
+        if (t.hand is None or t.hand.ended) and t.ready_to_deal() and (
+                self.next_task is None or self.next_task.done()):
+            self.next_task = asyncio.create_task(self._next_hand(t.hand_no, t.config.next_delay))
+
+    async def _next_hand(self, hand_no: int, delay: float) -> None:
+        t = self.table
+        waited = 0.0
+        while waited < delay:
+            humans = {i for i, s in enumerate(t.seats) if s.kind == "human"}
+            if humans and humans <= self.next_votes:
+                break
+            await asyncio.sleep(0.05)
+            waited += 0.05
+        async with self.lock:
+            if t.hand_no != hand_no or not t.ready_to_deal():
+                return
+            self.next_votes.clear()
+            self.commit(t.new_start_entry())
+            self.schedule()
+        await self.broadcast()
+
+
+class Server:
+    """The game server: storage, live tables, ratings."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.runtimes: dict[str, Runtime] = {}
+
+    def restore(self) -> int:
+        """Rebuild every table from its log (after a restart); returns how many."""
+        for code, config in self.storage.rooms():
+            table = Table(code, RoomConfig.from_json(config))
+            for entry in self.storage.load_log(code):
+                table.apply(entry)
+            self.runtimes[code] = Runtime(self, table)
+        return len(self.runtimes)
+
+    def create_room(self, options: dict[str, Any]) -> Table:
+        config = RoomConfig.from_json(options)
+        code = secrets.token_urlsafe(6)
+        self.storage.create_room(code, config.to_json())
+        table = Table(code, config)
+        self.runtimes[code] = Runtime(self, table)
+        return table
+
+    def rate(self, table: Table, summary: Any) -> None:
+        """Player totals and OpenSkill ratings after a hand."""
+        humans = [(i, table.seats[i].player) for i in summary.players
+                  if table.seats[i].kind == "human" and table.seats[i].player is not None]
+        ratings: dict[int, tuple[float, float]] = {}
+        try:
+            from openskill.models import PlackettLuce
+
+            model = PlackettLuce()
+            teams = []
+            ranks: list[float] = []
+            for seat in summary.players:
+                pid = table.seats[seat].player
+                rec = self.storage.player(pid) if pid is not None else None
+                rating = model.rating(mu=rec.rating_mu, sigma=rec.rating_sigma) if rec \
+                    else model.rating()
+                teams.append([rating])
+                won = summary.result.winner is not None and \
+                    summary.players[summary.result.winner] == seat
+                ranks.append(1.0 if won or summary.result.winner is None else 2.0)
+            rated = model.rate(teams, ranks=ranks)
+            for seat, team in zip(summary.players, rated, strict=True):
+                pid = table.seats[seat].player
+                if pid is not None:
+                    ratings[pid] = (team[0].mu, team[0].sigma)
+        except ImportError:  # pragma: no cover - openskill is a server dependency
+            pass
+        for seat, pid in humans:
+            assert pid is not None
+            rec = self.storage.player(pid)
+            if rec is None:
+                continue
+            points = summary.points[seat]
+            won = summary.result.winner is not None and \
+                summary.players[summary.result.winner] == seat
+            mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))
+            self.storage.update_player(pid, points, points * table.config.ruleset.multiplier,
+                                       won, mu, sigma)
+
+
+# ---- HTTP ------------------------------------------------------------------------
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_MESSAGE:
+        raise TableError("request body too large")
+    try:
+        data = json.loads(raw or b"{}")
+    except json.JSONDecodeError as exc:
+        raise TableError(f"malformed JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise TableError("expected a JSON object")
+    return data
+
+
+def _player_json(rec: PlayerRecord) -> dict[str, Any]:
+    data = rec.to_json()
+    data["level"] = level_of(rec.points)
+    return data
+
+
+def create_app(storage: Storage | None = None, database: str | Path | None = None) -> Starlette:
+    """The ASGI app (``storage`` given, or SQLite at ``database``)."""
+    if storage is None:
+        storage = SQLiteStorage(database or ":memory:")
+    server = Server(storage)
+
+    def authed(request: Request) -> PlayerRecord:
+        token = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        rec = server.storage.player_by_token(token) if token else None
+        if rec is None:
+            raise PermissionError("unknown or missing player token")
+        return rec
+
+    def error(status: int, message: str) -> JSONResponse:
+        return JSONResponse({"error": message}, status_code=status)
+
+    async def new_player(request: Request) -> Response:
+        try:
+            data = await _json_body(request)
+        except TableError as exc:
+            return error(400, str(exc))
+        nickname = str(data.get("nickname", "")).strip()[:24] or "玩家"
+        rec, token = server.storage.create_player(nickname)
+        return JSONResponse({"player": _player_json(rec), "token": token})
+
+    async def me(request: Request) -> Response:
+        try:
+            rec = authed(request)
+        except PermissionError as exc:
+            return error(401, str(exc))
+        return JSONResponse({"player": _player_json(rec),
+                             "games": server.storage.games_of(rec.id)})
+
+    async def create_room(request: Request) -> Response:
+        try:
+            authed(request)
+            data = await _json_body(request)
+            table = server.create_room(data)
+        except PermissionError as exc:
+            return error(401, str(exc))
+        except TableError as exc:
+            return error(400, str(exc))
+        return JSONResponse({"code": table.code, "config": table.config.to_json()})
+
+    async def quick_room(request: Request) -> Response:
+        """A room against two computer players, in one click."""
+        try:
+            rec = authed(request)
+            data = await _json_body(request)
+            level = str(data.get("level", "normal"))
+            options = {"rules": data.get("rules", "qq"), "seats": ["human", level, level]}
+            for key in ("timer", "bot_delay", "next_delay", "base", "multiplier"):
+                if key in data:
+                    options[key] = data[key]
+            table = server.create_room(options)
+        except PermissionError as exc:
+            return error(401, str(exc))
+        except TableError as exc:
+            return error(400, str(exc))
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            runtime.commit({"k": "sit", "seat": 0, "player": rec.id, "nickname": rec.nickname})
+            runtime.schedule()
+        return JSONResponse({"code": table.code, "config": table.config.to_json(), "seat": 0})
+
+    async def room_info(request: Request) -> Response:
+        code = request.path_params["code"]
+        runtime = server.runtimes.get(code)
+        if runtime is None:
+            return error(404, f"no room {code!r}")
+        t = runtime.table
+        return JSONResponse({"code": code, "config": t.config.to_json(),
+                             "seats": [{"kind": s.kind, "nickname": s.nickname,
+                                        "taken": s.player is not None} for s in t.seats],
+                             "hand_no": t.hand_no})
+
+    async def game(request: Request) -> Response:
+        try:
+            game_id = int(request.path_params["game_id"])
+        except ValueError:
+            return error(400, "game id must be a number")
+        record = server.storage.game(game_id)
+        if record is None:
+            return error(404, f"no game {game_id}")
+        return JSONResponse(record)
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(_INDEX)
+
+    async def websocket(ws: WebSocket) -> None:
+        await _serve_socket(server, ws)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> Any:
+        restored = server.restore()
+        for runtime in server.runtimes.values():
+            runtime.schedule()
+        if restored:
+            log.info("restored %d table(s)", restored)
+        yield
+        for runtime in server.runtimes.values():
+            for task in (runtime.timer_task, runtime.bot_task, runtime.next_task):
+                if task is not None:
+                    task.cancel()
+
+    app = Starlette(routes=[
+        Route("/", index),
+        Route("/api/players", new_player, methods=["POST"]),
+        Route("/api/me", me),
+        Route("/api/rooms", create_room, methods=["POST"]),
+        Route("/api/rooms/quick", quick_room, methods=["POST"]),
+        Route("/api/rooms/{code}", room_info),
+        Route("/api/games/{game_id}", game),
+        WebSocketRoute("/ws/{code}", websocket),
+    ], lifespan=lifespan)
+    app.state.server = server
+    return app
+
+
+# ---- the WebSocket protocol --------------------------------------------------------
+
+async def _serve_socket(server: Server, ws: WebSocket) -> None:
+    code = ws.path_params["code"]
+    token = ws.query_params.get("token", "")
+    await ws.accept()
+    runtime = server.runtimes.get(code)
+    rec = server.storage.player_by_token(token) if token else None
+    if runtime is None or rec is None:
+        await ws.send_text(json.dumps({"type": "error", "message":
+                                       "unknown room" if runtime is None else "unknown token"}))
+        await ws.close(code=4004 if runtime is None else 4001)
+        return
+    t = runtime.table
+    client = Client(ws, rec, t.seat_of_player(rec.id))
+    runtime.clients.add(client)
+    if client.seat is not None:
+        runtime.disconnected_at.pop(client.seat, None)
+    await runtime.send(client, {"type": "welcome", "player": _player_json(rec), "room": code,
+                                "seat": client.seat,
+                                "last_seq": t.seats[client.seat].last_seq
+                                if client.seat is not None else 0})
+    await runtime.send_state(client, snapshot=True)
+    try:
+        while True:
+            raw = await ws.receive_text()
+            if len(raw.encode()) > MAX_MESSAGE:
+                await runtime.send(client, {"type": "error", "message": "message too large"})
+                await ws.close(code=1009)
+                break
+            now = time.monotonic()
+            if now - client.window_start >= 1.0:
+                client.window_start, client.window_count = now, 0
+            client.window_count += 1
+            if client.window_count > 3 * RATE_PER_SECOND:
+                await ws.close(code=1008)
+                break
+            if client.window_count > RATE_PER_SECOND:
+                seq = _seq_of(raw)
+                await runtime.send(client, {"type": "error", "seq": seq,
+                                            "message": "too many messages: slow down"})
+                continue
+            await _handle(runtime, client, raw)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        runtime.clients.discard(client)
+        if client.seat is not None and not any(c.seat == client.seat for c in runtime.clients):
+            runtime.disconnected_at[client.seat] = time.monotonic()
+
+
+def _seq_of(raw: str) -> int | None:
+    try:
+        seq = json.loads(raw).get("seq")
+    except (json.JSONDecodeError, AttributeError):
+        return None
+    return seq if isinstance(seq, int) else None
+
+
+async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
+    try:
+        msg = json.loads(raw)
+    except json.JSONDecodeError:
+        await runtime.send(client, {"type": "error", "message": "malformed JSON"})
+        return
+    if not isinstance(msg, dict):
+        await runtime.send(client, {"type": "error", "message": "expected a JSON object"})
+        return
+    seq = msg.get("seq")
+    kind = msg.get("type")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        await runtime.send(client, {"type": "error", "message": "'seq' must be a positive integer"})
+        return
+    t = runtime.table
+    changed = False
+    async with runtime.lock:
+        seat = client.seat
+        if seat is not None and seq <= t.seats[seat].last_seq:
+            await runtime.send(client, {"type": "ack", "seq": seq, "duplicate": True})
+            return
+        try:
+            if kind == "act":
+                if seat is None:
+                    raise TableError("you do not sit at this table")
+                text = msg.get("action")
+                if not isinstance(text, str):
+                    raise TableError("'action' must be text, e.g. 'discard 三'")
+                try:
+                    action = Action.from_text(text)
+                except ActionTextError as exc:
+                    raise TableError(str(exc)) from None
+                t.verify_act(seat, action)
+                runtime.commit({"k": "act", "seat": seat, "action": action.text,
+                                "player": client.player.id, "seq": seq})
+                runtime.settle_if_needed()
+                changed = True
+            elif kind == "sit":
+                target = msg.get("seat")
+                if not isinstance(target, int) or isinstance(target, bool):
+                    raise TableError("'seat' must be a seat number")
+                t.verify_sit(target, client.player.id)
+                if t.seats[target].player != client.player.id:
+                    runtime.commit({"k": "sit", "seat": target, "player": client.player.id,
+                                    "nickname": client.player.nickname})
+                    changed = True
+                client.seat = target
+                runtime.disconnected_at.pop(target, None)
+                t.seats[target].last_seq = max(t.seats[target].last_seq, seq)
+            elif kind == "takeover":
+                if seat is None:
+                    raise TableError("you do not sit at this table")
+                if t.seats[seat].tuoguan:
+                    runtime.commit({"k": "tuoguan", "seat": seat, "on": False})
+                    changed = True
+                t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
+            elif kind == "next":
+                if seat is not None:
+                    runtime.next_votes.add(seat)
+                    t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
+            elif kind == "leave":
+                if seat is None:
+                    raise TableError("you do not sit at this table")
+                if t.hand is not None and not t.hand.ended and t.hand_seat(seat) is not None:
+                    runtime.commit({"k": "escape", "seat": seat})
+                    runtime.settle_if_needed()
+                    changed = True
+                t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
+            elif kind == "resync":
+                events = msg.get("events", 0)
+                hand_no = msg.get("hand", t.hand_no)
+                if hand_no == t.hand_no and isinstance(events, int) and events >= 0:
+                    client.events_hand, client.events_sent = t.hand_no, events
+                    await runtime.send_state(client)
+                else:
+                    await runtime.send_state(client, snapshot=True)
+                if seat is not None:
+                    t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
+            elif kind == "ping":
+                pass
+            else:
+                raise TableError(f"unknown message type {kind!r}; expected act, sit, "
+                                 "takeover, next, leave, resync or ping")
+        except (TableError, PaohuziError) as exc:
+            if seat is not None:
+                t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
+            await runtime.send(client, {"type": "error", "seq": seq, "message": str(exc)})
+            return
+        await runtime.send(client, {"type": "ack", "seq": seq, "n": t.version})
+        if changed:
+            runtime.schedule()
+    if changed:
+        await runtime.broadcast()
+
+
+_INDEX = """<!doctype html><html lang="zh"><meta charset="utf-8"><title>跑胡子</title>
+<body style="font-family:sans-serif;max-width:40em;margin:2em auto">
+<h1>跑胡子 · paohuzi</h1>
+<p>The game server is running. The browser table is being built; meanwhile the
+HTTP API and the WebSocket protocol (docs/protocol.md) are live, and
+<code>paohuzi play</code> plays in the terminal.</p></body></html>"""

@@ -1,0 +1,219 @@
+"""Storage behind one small interface: players, rooms, per-table action logs, games.
+
+:class:`SQLiteStorage` (the standard library's sqlite3, WAL journal) is the
+default; another backend (PostgreSQL) implements the same :class:`Storage`
+protocol without touching game code. Every write is committed before the call
+returns, so an action logged is an action that survives ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+__all__ = ["PlayerRecord", "SQLiteStorage", "Storage", "hash_token"]
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored hashed: a leaked database does not leak sessions."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    id: int
+    nickname: str
+    points: int
+    beans: int
+    hands: int
+    wins: int
+    rating_mu: float
+    rating_sigma: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "nickname": self.nickname, "points": self.points,
+                "beans": self.beans, "hands": self.hands, "wins": self.wins,
+                "rating": {"mu": round(self.rating_mu, 3), "sigma": round(self.rating_sigma, 3),
+                           "ordinal": round(self.rating_mu - 3 * self.rating_sigma, 3)}}
+
+
+class Storage(Protocol):
+    """What the server needs from a database."""
+
+    def create_player(self, nickname: str) -> tuple[PlayerRecord, str]: ...
+    def player_by_token(self, token: str) -> PlayerRecord | None: ...
+    def player(self, player_id: int) -> PlayerRecord | None: ...
+    def update_player(self, player_id: int, points: int, beans: int, won: bool,
+                      mu: float, sigma: float) -> None: ...
+    def create_room(self, code: str, config: dict[str, Any]) -> None: ...
+    def rooms(self) -> list[tuple[str, dict[str, Any]]]: ...
+    def append_log(self, room: str, entry: dict[str, Any]) -> int: ...
+    def load_log(self, room: str) -> list[dict[str, Any]]: ...
+    def save_game(self, room: str, record: dict[str, Any], players: list[int]) -> int: ...
+    def games_of(self, player_id: int) -> list[dict[str, Any]]: ...
+    def game(self, game_id: int) -> dict[str, Any] | None: ...
+    def close(self) -> None: ...
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS players (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    nickname TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    points INTEGER NOT NULL DEFAULT 0,
+    beans INTEGER NOT NULL DEFAULT 0,
+    hands INTEGER NOT NULL DEFAULT 0,
+    wins INTEGER NOT NULL DEFAULT 0,
+    rating_mu REAL NOT NULL DEFAULT 25.0,
+    rating_sigma REAL NOT NULL DEFAULT 8.333333333333334,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rooms (
+    code TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS table_log (
+    room TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (room, seq)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    room TEXT NOT NULL,
+    record TEXT NOT NULL,
+    finished REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_players (
+    game_id INTEGER NOT NULL,
+    player_id INTEGER NOT NULL,
+    PRIMARY KEY (game_id, player_id)
+);
+"""
+
+
+class SQLiteStorage:
+    """SQLite in WAL mode; one connection guarded by a lock (the server is one process)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # durable across process crashes
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+        self._next_seq: dict[str, int] = {}
+
+    def _row_player(self, row: tuple[Any, ...] | None) -> PlayerRecord | None:
+        if row is None:
+            return None
+        return PlayerRecord(*row)
+
+    _PLAYER_COLUMNS = "id, nickname, points, beans, hands, wins, rating_mu, rating_sigma"
+
+    def create_player(self, nickname: str) -> tuple[PlayerRecord, str]:
+        token = secrets.token_urlsafe(24)
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT INTO players (nickname, token_hash, created) VALUES (?, ?, ?)",
+                (nickname, hash_token(token), time.time()))
+            player_id = int(cur.lastrowid or 0)
+        record = self.player(player_id)
+        assert record is not None
+        return record, token
+
+    def player_by_token(self, token: str) -> PlayerRecord | None:
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {self._PLAYER_COLUMNS} FROM players WHERE token_hash = ?",
+                (hash_token(token),)).fetchone()
+        return self._row_player(row)
+
+    def player(self, player_id: int) -> PlayerRecord | None:
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {self._PLAYER_COLUMNS} FROM players WHERE id = ?", (player_id,)
+            ).fetchone()
+        return self._row_player(row)
+
+    def update_player(self, player_id: int, points: int, beans: int, won: bool,
+                      mu: float, sigma: float) -> None:
+        with self._lock:
+            self._db.execute(
+                "UPDATE players SET points = points + ?, beans = beans + ?, hands = hands + 1, "
+                "wins = wins + ?, rating_mu = ?, rating_sigma = ? WHERE id = ?",
+                (points, beans, int(won), mu, sigma, player_id))
+
+    def create_room(self, code: str, config: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute("INSERT INTO rooms (code, config, created) VALUES (?, ?, ?)",
+                             (code, json.dumps(config), time.time()))
+
+    def rooms(self) -> list[tuple[str, dict[str, Any]]]:
+        with self._lock:
+            rows = self._db.execute("SELECT code, config FROM rooms ORDER BY created").fetchall()
+        return [(code, json.loads(config)) for code, config in rows]
+
+    def append_log(self, room: str, entry: dict[str, Any]) -> int:
+        """Append one entry to a table's log (committed on return); its sequence number."""
+        with self._lock:
+            seq = self._next_seq.get(room)
+            if seq is None:
+                row = self._db.execute("SELECT MAX(seq) FROM table_log WHERE room = ?",
+                                       (room,)).fetchone()
+                seq = (row[0] or 0) + 1
+            self._db.execute("INSERT INTO table_log (room, seq, entry) VALUES (?, ?, ?)",
+                             (room, seq, json.dumps(entry, ensure_ascii=False)))
+            self._next_seq[room] = seq + 1
+        return seq
+
+    def load_log(self, room: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT entry FROM table_log WHERE room = ? ORDER BY seq", (room,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def save_game(self, room: str, record: dict[str, Any], players: list[int]) -> int:
+        with self._lock:
+            self._db.execute("BEGIN")
+            cur = self._db.execute(
+                "INSERT INTO games (room, record, finished) VALUES (?, ?, ?)",
+                (room, json.dumps(record, ensure_ascii=False), time.time()))
+            game_id = int(cur.lastrowid or 0)
+            for pid in set(players):
+                self._db.execute("INSERT INTO game_players (game_id, player_id) VALUES (?, ?)",
+                                 (game_id, pid))
+            self._db.execute("COMMIT")
+        return game_id
+
+    def games_of(self, player_id: int) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT g.id, g.room, g.finished, g.record FROM games g JOIN game_players p "
+                "ON p.game_id = g.id WHERE p.player_id = ? ORDER BY g.id DESC LIMIT 200",
+                (player_id,)).fetchall()
+        out = []
+        for game_id, room, finished, record in rows:
+            result = json.loads(record).get("result", {})
+            out.append({"id": game_id, "room": room, "finished": finished,
+                        "reason": result.get("reason"), "points": result.get("points")})
+        return out
+
+    def game(self, game_id: int) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

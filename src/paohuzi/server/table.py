@@ -1,0 +1,332 @@
+"""A table (room) of the server: seats, the match, the action log, 托管, the shuffle commitment.
+
+The table's state changes only by applying *log entries*. Live, an entry is
+validated, appended to the storage's log (committed), then applied; after a
+restart the same entries are applied again in order, which rebuilds exactly
+the same state (nothing random or time-dependent is decided while applying).
+
+Entry kinds: ``sit`` (a player takes a human seat), ``start`` (a hand is dealt
+from a seed drawn with :mod:`secrets`), ``act`` (a decision, a player's or the
+computer's), ``timeout`` (a seat's timer ran out), ``tuoguan`` (the computer
+takes over a seat or gives it back), ``escape`` (a player left mid-hand, §7.4),
+``settled`` (the finished hand's side effects — game record, player totals —
+are done).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from paohuzi.actions import Action
+from paohuzi.engine import Hand
+from paohuzi.errors import PaohuziError
+from paohuzi.match import HandSummary, Match
+from paohuzi.players import LEVELS, PLAYER_NAMES, make_player
+from paohuzi.record import record_of
+from paohuzi.rules import Ruleset
+from paohuzi.view import observe, view_json
+
+__all__ = ["RoomConfig", "Table", "TableError", "commitment"]
+
+
+class TableError(PaohuziError):
+    """A request the table refuses (wrong seat, not your turn, a bad option...)."""
+
+
+def commitment(seed: int, salt: str) -> str:
+    """SHA-256 of ``"{seed}:{salt}"``: published when a hand starts, opened when it ends."""
+    return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class RoomConfig:
+    """A room's options: the rules, the seats, the timer."""
+
+    rules: dict[str, Any]
+    seats: tuple[str, ...]  # per match seat: "human" or a computer player name/level
+    timer: float = 20.0  # seconds per decision
+    grace: float = 15.0  # seconds a disconnected player's timer waits, once per hand
+    bot_delay: float = 0.6  # seconds before a computer acts (so people can follow)
+    next_delay: float = 8.0  # seconds after a hand before the next starts anyway
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoomConfig:
+        if not isinstance(data, dict):
+            raise TableError("room options must be an object")
+        known = {"rules", "preset", "base", "multiplier", "timer", "seats", "grace",
+                 "bot_delay", "next_delay", "xingjia"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise TableError(f"unknown room option(s): {', '.join(unknown)}")
+        rules_in = data.get("rules", data.get("preset", "qq"))
+        overrides = {k: data[k] for k in ("base", "multiplier", "xingjia") if k in data}
+        try:
+            rules = Ruleset.from_json(rules_in)
+            if overrides:
+                rules = rules.replace(**overrides)
+        except PaohuziError as exc:
+            raise TableError(f"rules: {exc}") from None
+        seats = data.get("seats", ["human"] + ["normal"] * (rules.seats - 1))
+        if not isinstance(seats, list) or len(seats) != rules.seats:
+            raise TableError(f"seats: expected a list of {rules.seats} entries")
+        for s in seats:
+            if s != "human" and s not in PLAYER_NAMES:
+                raise TableError(f"seats: {s!r} is neither 'human' nor a computer player "
+                                 f"({', '.join(PLAYER_NAMES)})")
+        numbers = {}
+        for key, default, low, high in (("timer", 20.0, 0.5, 600.0), ("grace", 15.0, 0.0, 300.0),
+                                        ("bot_delay", 0.6, 0.0, 10.0),
+                                        ("next_delay", 8.0, 0.0, 600.0)):
+            value = data.get(key, default)
+            if not isinstance(value, int | float) or isinstance(value, bool) \
+                    or not low <= value <= high:
+                raise TableError(f"{key}: expected a number of seconds {low}..{high}")
+            numbers[key] = float(value)
+        return cls(rules.to_dict(), tuple(seats), **numbers)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rules": self.rules, "seats": list(self.seats), "timer": self.timer,
+                "grace": self.grace, "bot_delay": self.bot_delay, "next_delay": self.next_delay}
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return Ruleset.from_dict(self.rules)
+
+
+@dataclass
+class SeatInfo:
+    kind: str  # "human" or a computer name
+    player: int | None = None
+    nickname: str = ""
+    timeouts: int = 0
+    tuoguan: bool = False
+    last_seq: int = 0
+
+
+@dataclass
+class Table:
+    """One room's live state, rebuilt from its log after a restart."""
+
+    code: str
+    config: RoomConfig
+    seats: list[SeatInfo] = field(default_factory=list)
+    match: Match | None = None
+    hand: Hand | None = None
+    hand_no: int = 0
+    seed: int | None = None
+    salt: str = ""
+    settled: int = 0  # hands whose side effects are done
+    version: int = 0  # bumps on every applied entry
+    last_summary: HandSummary | None = None
+    last_hand: Hand | None = None
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            self.seats = [SeatInfo(kind) for kind in self.config.seats]
+        if self.match is None:
+            # the first dealer is drawn from the room code (no hidden information in it)
+            first = int(hashlib.sha256(self.code.encode()).hexdigest(), 16) % len(self.seats)
+            self.match = Match(self.config.ruleset, seed=0, first_dealer=first)
+
+    # ---- what the hand's seats are -------------------------------------------------
+
+    def hand_seat(self, match_seat: int) -> int | None:
+        """The seat in the current hand of a match seat (None for the 醒家 sitting out)."""
+        assert self.match is not None
+        players = self.match.playing_seats() if self.hand is None or self.hand.ended \
+            else self._playing
+        return players.index(match_seat) if match_seat in players else None
+
+    def match_seat(self, hand_seat: int) -> int:
+        return self._playing[hand_seat]
+
+    @property
+    def _playing(self) -> tuple[int, ...]:
+        assert self.match is not None
+        return self.match._players or self.match.playing_seats()
+
+    def ready_to_deal(self) -> bool:
+        return (self.hand is None or self.hand.ended) and all(
+            s.kind != "human" or s.player is not None for s in self.seats)
+
+    def seat_of_player(self, player_id: int) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s.kind == "human" and s.player == player_id:
+                return i
+        return None
+
+    def controlled_by_computer(self, match_seat: int) -> bool:
+        s = self.seats[match_seat]
+        return s.kind != "human" or s.tuoguan
+
+    def computer_name(self, match_seat: int) -> str:
+        kind = self.seats[match_seat].kind
+        return kind if kind != "human" else "heuristic"
+
+    # ---- validation (nothing changes) ----------------------------------------------
+
+    def verify_act(self, match_seat: int, action: Action) -> None:
+        if self.hand is None or self.hand.ended:
+            raise TableError("no hand in progress")
+        hand_seat = self.hand_seat(match_seat)
+        if hand_seat is None:
+            raise TableError("you sit this hand out (醒家)")
+        try:
+            self.hand.verify(hand_seat, action)
+        except PaohuziError as exc:
+            raise TableError(str(exc)) from None
+
+    def verify_sit(self, match_seat: int, player_id: int) -> None:
+        if not 0 <= match_seat < len(self.seats):
+            raise TableError(f"there is no seat {match_seat}")
+        seat = self.seats[match_seat]
+        if seat.kind != "human":
+            raise TableError(f"seat {match_seat} is a computer seat")
+        if seat.player is not None and seat.player != player_id:
+            raise TableError(f"seat {match_seat} is taken")
+        other = self.seat_of_player(player_id)
+        if other is not None and other != match_seat:
+            raise TableError(f"you already sit at seat {other}")
+
+    # ---- applying log entries (deterministic) --------------------------------------
+
+    def apply(self, entry: dict[str, Any]) -> None:
+        kind = entry["k"]
+        assert self.match is not None
+        if kind == "sit":
+            s = self.seats[entry["seat"]]
+            s.player, s.nickname = entry["player"], entry.get("nickname", "")
+        elif kind == "start":
+            self.seed, self.salt = int(entry["seed"]), str(entry["salt"])
+            self.hand = self.match.start_hand(seed=self.seed)
+            self.hand_no += 1
+            for s in self.seats:
+                s.timeouts = 0
+        elif kind == "act":
+            assert self.hand is not None
+            seat = self.seats[entry["seat"]]
+            if entry.get("player") is not None:
+                seat.last_seq = max(seat.last_seq, int(entry.get("seq") or 0))
+                seat.timeouts = 0
+                seat.tuoguan = False
+            hand_seat = self.hand_seat(entry["seat"])
+            assert hand_seat is not None
+            self.hand.act(hand_seat, Action.from_text(entry["action"]))
+            if self.hand.ended:
+                self._finish()
+        elif kind == "timeout":
+            self.seats[entry["seat"]].timeouts += 1
+        elif kind == "tuoguan":
+            self.seats[entry["seat"]].tuoguan = bool(entry["on"])
+            if not entry["on"]:
+                self.seats[entry["seat"]].timeouts = 0
+        elif kind == "escape":
+            self.match.escape(entry["seat"])
+            self.last_hand = self.hand
+            self.last_summary = self.match.history[-1]
+        elif kind == "settled":
+            self.settled = int(entry["hand"])
+        else:
+            raise TableError(f"unknown log entry {kind!r}")
+        self.version += 1
+
+    def _finish(self) -> None:
+        assert self.match is not None
+        self.last_hand = self.hand
+        self.last_summary = self.match.finish_hand()
+
+    def new_start_entry(self) -> dict[str, Any]:
+        """A fresh shuffle: seed and salt from :mod:`secrets` (live only, then logged)."""
+        return {"k": "start", "seed": secrets.randbits(63), "salt": secrets.token_hex(16)}
+
+    # ---- what leaves the table -----------------------------------------------------
+
+    def state_hash(self) -> str:
+        """A digest of the whole table state (equal after a restart that lost nothing)."""
+        assert self.match is not None
+        parts = [self.code, self.hand_no, self.settled, tuple(self.match.points),
+                 tuple(self.match.beans), len(self.match.history), self.match.dealer,
+                 self.match.drawn_in_a_row,
+                 tuple((s.kind, s.player, s.timeouts, s.tuoguan) for s in self.seats),
+                 None if self.hand is None else self.hand.state_key()]
+        return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+    def shown_hand(self) -> Hand | None:
+        """The hand to show: the one in progress, else the last finished one."""
+        if self.hand is not None and not self.hand.ended:
+            return self.hand
+        return self.last_hand
+
+    def view_for(self, match_seat: int | None, events_from: int = 0) -> dict[str, Any]:
+        """Everything one seat (``None``: a spectator) may see, as a message body.
+
+        Built from the engine's seat view only; events from ``events_from`` on.
+        """
+        assert self.match is not None
+        hand = self.shown_hand()
+        table = {
+            "code": self.code,
+            "hand_no": self.hand_no,
+            "seats": [{"kind": s.kind, "nickname": s.nickname if s.kind == "human"
+                       else f"电脑 ({s.kind})", "tuoguan": s.tuoguan,
+                       "points": self.match.points[i], "beans": self.match.beans[i]}
+                      for i, s in enumerate(self.seats)],
+            "dealer": self.match.dealer,
+            "xingjia": self.match.xingjia,
+            "rules": self.config.rules,
+            "timer": self.config.timer,
+        }
+        body: dict[str, Any] = {"table": table, "you": match_seat, "hash": self.state_hash()}
+        if hand is None:
+            body["view"] = None
+            body["events_from"] = 0
+            body["events"] = []
+            return body
+        in_progress = hand is self.hand and not hand.ended
+        hand_seat = None
+        if match_seat is not None:
+            playing = self._playing if in_progress else (
+                self.last_summary.players if self.last_summary else self._playing)
+            hand_seat = playing.index(match_seat) if match_seat in playing else None
+        view = view_json(observe(hand, hand_seat))
+        events = view.pop("events")
+        start = events_from if 0 <= events_from <= len(events) else 0
+        body["view"] = view
+        body["playing"] = list(self._playing if in_progress else (
+            self.last_summary.players if self.last_summary else self._playing))
+        body["events_from"] = start
+        body["events"] = events[start:]
+        body["shuffle"] = {"commitment": commitment(self.seed, self.salt)} \
+            if self.seed is not None else None
+        if not in_progress and self.seed is not None:
+            body["shuffle"] = {"commitment": commitment(self.seed, self.salt),
+                               "seed": self.seed, "salt": self.salt}
+        return body
+
+    def finished_record(self) -> dict[str, Any]:
+        """The engine record of the last finished hand, with the shuffle's proof."""
+        assert self.last_hand is not None and self.last_summary is not None
+        record = record_of(self.last_hand)
+        record["room"] = self.code
+        record["match_seats"] = list(self.last_summary.players)
+        record["players"] = [self.seats[s].player for s in self.last_summary.players]
+        record["shuffle"] = {"seed": self.seed, "salt": self.salt,
+                             "commitment": commitment(self.seed or 0, self.salt)}
+        return record
+
+    def computer_choice(self, match_seat: int) -> Action:
+        """What the computer plays for a seat now (a computer seat or one in 托管)."""
+        assert self.hand is not None
+        hand_seat = self.hand_seat(match_seat)
+        assert hand_seat is not None
+        legal = self.hand.legal_actions(hand_seat)
+        name = self.computer_name(match_seat)
+        player = make_player(name if name in PLAYER_NAMES else "heuristic",
+                             hash((self.code, self.hand_no, len(self.hand.actions))) & 0xFFFFFF)
+        return player.choose(observe(self.hand, hand_seat), legal)
+
+
+LEVEL_NAMES = tuple(LEVELS)

@@ -1,0 +1,83 @@
+"""Run the real server (uvicorn, real sockets) for tests."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import uvicorn
+
+from paohuzi.server.app import create_app
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    def __init__(self, database: str) -> None:
+        self.port = free_port()
+        self.app = create_app(database=database)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.ws_base = f"ws://127.0.0.1:{self.port}"
+        self._server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
+                                                     log_level="warning"))
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+
+    @property
+    def server(self) -> Any:
+        return self.app.state.server
+
+    def start(self) -> None:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not start")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+    def player(self, nickname: str = "测试") -> tuple[int, str]:
+        reply = httpx.post(f"{self.base}/api/players", json={"nickname": nickname})
+        reply.raise_for_status()
+        return reply.json()["player"]["id"], reply.json()["token"]
+
+    def room(self, token: str, **options: Any) -> str:
+        reply = httpx.post(f"{self.base}/api/rooms", json=options,
+                           headers={"authorization": f"Bearer {token}"})
+        assert reply.status_code == 200, reply.text
+        return str(reply.json()["code"])
+
+    def quick(self, token: str, **options: Any) -> str:
+        reply = httpx.post(f"{self.base}/api/rooms/quick", json=options,
+                           headers={"authorization": f"Bearer {token}"})
+        assert reply.status_code == 200, reply.text
+        return str(reply.json()["code"])
+
+    def ws_url(self, code: str) -> str:
+        return f"{self.ws_base}/ws/{code}"
+
+
+@contextlib.contextmanager
+def live_server(database: str) -> Iterator[LiveServer]:
+    server = LiveServer(database)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)

@@ -1,0 +1,293 @@
+"""The game server over real WebSockets (uvicorn on a loopback port): docs/protocol.md."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from server_util import LiveServer, live_server
+
+pytest.importorskip("starlette")
+
+
+@pytest.fixture
+def srv(tmp_path):
+    with live_server(str(tmp_path / "game.db")) as server:
+        yield server
+
+
+class Conn:
+    """A raw protocol connection with its own sequence numbers."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.seq = 0
+        self.states: list[dict[str, Any]] = []
+
+    async def send(self, body: dict[str, Any], seq: int | None = None) -> int:
+        if seq is None:
+            self.seq += 1
+            seq = self.seq
+        await self.ws.send(json.dumps({"seq": seq, **body}, ensure_ascii=False))
+        return seq
+
+    async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
+        msg = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        if msg.get("type") == "state":
+            self.states.append(msg)
+        return msg
+
+    async def until(self, pred: Any, timeout: float = 15.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = await self.recv(max(0.05, deadline - time.monotonic()))
+            if pred(msg):
+                return msg
+
+    async def to_act(self, timeout: float = 15.0) -> dict[str, Any]:
+        last = self.states[-1] if self.states else None
+        if last is not None and last.get("view") and last["view"].get("to_act"):
+            return last
+        return await self.until(lambda m: m.get("type") == "state" and m.get("view")
+                                and m["view"].get("to_act"), timeout)
+
+    async def snapshot(self) -> dict[str, Any]:
+        await self.send({"type": "resync", "hand": -1})
+        return await self.until(lambda m: m.get("type") == "state")
+
+
+async def connect(srv: LiveServer, code: str, token: str) -> Conn:
+    ws = await websockets.connect(f"{srv.ws_url(code)}?token={token}")
+    conn = Conn(ws)
+    welcome = await conn.recv()
+    assert welcome["type"] == "welcome"
+    conn.seq = welcome["last_seq"]
+    await conn.until(lambda m: m.get("type") == "state")
+    return conn
+
+
+def test_http_players_rooms_and_errors(srv):
+    pid, token = srv.player("阿明")
+    me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
+    assert me["player"]["nickname"] == "阿明" and me["player"]["level"]["title"] == "新手"
+    assert me["player"]["rating"]["mu"] == pytest.approx(25.0)
+    bad = httpx.get(f"{srv.base}/api/me", headers={"authorization": "Bearer nope"})
+    assert bad.status_code == 401
+    reply = httpx.post(f"{srv.base}/api/rooms", json={"rules": "mahjong"},
+                       headers={"authorization": f"Bearer {token}"})
+    assert reply.status_code == 400 and "unknown preset 'mahjong'" in reply.json()["error"]
+    reply = httpx.post(f"{srv.base}/api/rooms", json={"seats": ["human", "robot", "human"]},
+                       headers={"authorization": f"Bearer {token}"})
+    assert reply.status_code == 400 and "'robot'" in reply.json()["error"]
+    code = srv.room(token, rules="hunan", base=5, seats=["human", "easy", "hard"])
+    info = httpx.get(f"{srv.base}/api/rooms/{code}").json()
+    assert info["config"]["rules"]["name"] == "hunan" and info["config"]["rules"]["base"] == 5
+    assert [s["kind"] for s in info["seats"]] == ["human", "easy", "hard"]
+    assert httpx.get(f"{srv.base}/api/rooms/nosuchroom").status_code == 404
+    assert len(code) >= 8  # an unguessable join code
+
+
+def test_sequence_numbers_are_applied_at_most_once(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=30)
+        conn = await connect(srv, code, token)
+        state = await conn.to_act()
+        action = state["view"]["legal_actions"][0]
+        seq = await conn.send({"type": "act", "action": action})
+        ack = await conn.until(lambda m: m.get("type") in ("ack", "error") and m.get("seq") == seq)
+        assert ack["type"] == "ack" and not ack.get("duplicate")
+        version = ack["n"]
+        await conn.send({"type": "act", "action": action}, seq=seq)  # the same message again
+        again = await conn.until(lambda m: m.get("type") == "ack" and m.get("seq") == seq)
+        assert again["duplicate"] is True
+        snap = await conn.snapshot()
+        assert snap["n"] >= version
+        # the repeated message was not applied: the table log holds the action once
+        log = srv.server.storage.load_log(code)
+        assert sum(1 for e in log if e["k"] == "act" and e.get("seq") == seq) == 1
+        await conn.ws.close()
+    asyncio.run(go())
+
+
+def test_illegal_and_out_of_turn_actions_are_refused_unchanged(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0.3, timer=30)
+        conn = await connect(srv, code, token)
+        state = await conn.to_act()
+        before = state["hash"]
+        hand = state["view"]["hand"]
+        missing = next(c for c in "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾" if c not in hand)
+        for bad, words in ((f"discard {missing}", ("holds no", "may not")),
+                           ("discard 龍", ("龍",)), ("chi 一二四", ("not a sentence",)),
+                           ("gang", ("unknown action",))):
+            seq = await conn.send({"type": "act", "action": bad})
+            err = await conn.until(lambda m, s=seq: m.get("seq") == s)
+            assert err["type"] == "error" and any(w in err["message"] for w in words), err
+        snap = await conn.snapshot()
+        assert snap["hash"] == before
+        assert snap["view"]["hand"] == hand
+        # out of turn: act after answering, while others decide
+        seq = await conn.send({"type": "act", "action": state["view"]["legal_actions"][0]})
+        await conn.until(lambda m: m.get("seq") == seq)
+        snap = await conn.snapshot()
+        if not snap["view"].get("to_act"):
+            before = snap["hash"]
+            seq = await conn.send({"type": "act", "action": "pass"})
+            err = await conn.until(lambda m, s=seq: m.get("seq") == s)
+            assert err["type"] == "error"
+            assert (await conn.snapshot())["hash"] == before
+        await conn.ws.close()
+    asyncio.run(go())
+
+
+def test_reconnect_mid_decision_restores_the_exact_view(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=60)
+        conn = await connect(srv, code, token)
+        state = await conn.to_act()
+        events = [e for s in conn.states if s["table"]["hand_no"] == state["table"]["hand_no"]
+                  for e in s["events"]]
+        await conn.ws.close()
+        again = await connect(srv, code, token)
+        snap = again.states[-1]
+        assert snap["view"] == state["view"]
+        assert snap["events_from"] == 0 and snap["events"] == events
+        assert snap["hash"] == state["hash"]
+        # it can still act, with a sequence number above the last applied one
+        seq = await again.send({"type": "act", "action": snap["view"]["legal_actions"][0]})
+        ack = await again.until(lambda m: m.get("seq") == seq)
+        assert ack["type"] == "ack"
+        await again.ws.close()
+    asyncio.run(go())
+
+
+def test_tuoguan_after_two_timeouts_and_its_release(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=0.5, grace=0,
+                         next_delay=0.5)
+        conn = await connect(srv, code, token)
+        seat = conn.states[-1]["you"]
+        # never act: two timeouts put the seat in 托管
+        state = await conn.until(lambda m: m.get("type") == "state"
+                                 and m["table"]["seats"][seat]["tuoguan"], timeout=30)
+        log = srv.server.storage.load_log(code)
+        assert sum(1 for e in log if e["k"] == "timeout" and e["seat"] == seat) >= 2
+        assert any(e["k"] == "tuoguan" and e["on"] for e in log)
+        assert state["table"]["seats"][seat]["tuoguan"]
+        seq = await conn.send({"type": "takeover"})
+        await conn.until(lambda m: m.get("seq") == seq)
+        state = await conn.until(lambda m: m.get("type") == "state"
+                                 and not m["table"]["seats"][seat]["tuoguan"], timeout=10)
+        assert not state["table"]["seats"][seat]["tuoguan"]
+        await conn.ws.close()
+    asyncio.run(go())
+
+
+def test_malformed_oversized_and_flooding_messages(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=60)
+        conn = await connect(srv, code, token)
+        await conn.ws.send("this is not json")
+        assert "malformed JSON" in (await conn.until(lambda m: m["type"] == "error"))["message"]
+        await conn.ws.send(json.dumps({"seq": "one", "type": "ping"}))
+        assert "seq" in (await conn.until(lambda m: m["type"] == "error"))["message"]
+        await conn.send({"type": "dance"})
+        assert "unknown message type" in (await conn.until(lambda m: m["type"] == "error"))[
+            "message"]
+        for _ in range(40):
+            await conn.send({"type": "ping"})
+        assert "too many" in (await conn.until(
+            lambda m: m["type"] == "error" and "too many" in m["message"]))["message"]
+        await asyncio.sleep(1.1)
+        big = await websockets.connect(f"{srv.ws_url(code)}?token={token}", max_size=2**22)
+        await big.send(json.dumps({"seq": 10**6, "type": "ping", "pad": "x" * 5000}))
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                await asyncio.wait_for(big.recv(), 5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        # the table goes on: the first connection still works
+        snap = await conn.snapshot()
+        assert snap["type"] == "state"
+        await conn.ws.close()
+    asyncio.run(go())
+
+
+def test_spectator_sees_no_hand_and_unknown_token_is_refused(srv):
+    async def go() -> None:
+        _, token = srv.player("主人")
+        _, other = srv.player("观众")
+        code = srv.quick(token, level="heuristic", bot_delay=0.2, timer=60)
+        watcher = await connect(srv, code, other)
+        state = await watcher.until(lambda m: m.get("type") == "state" and m.get("view"))
+        assert state["you"] is None and "hand" not in state["view"]
+        assert "legal_actions" not in state["view"]
+        await watcher.ws.close()
+        ws = await websockets.connect(f"{srv.ws_url(code)}?token=forged")
+        msg = json.loads(await ws.recv())
+        assert msg["type"] == "error" and "token" in msg["message"]
+        await ws.close()
+    asyncio.run(go())
+
+
+def test_leaving_mid_hand_pays_the_escape_penalty(srv):
+    async def go() -> None:
+        pid, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
+        conn = await connect(srv, code, token)
+        await conn.to_act()
+        seq = await conn.send({"type": "leave"})
+        await conn.until(lambda m: m.get("seq") == seq)
+        state = await conn.until(lambda m: m.get("type") == "state" and m["view"]
+                                 and m["view"].get("result"))
+        result = state["view"]["result"]
+        seat = state["you"]
+        assert result["reason"] == "escape"
+        hand_seat = state["playing"].index(seat)
+        assert result["points"][hand_seat] <= -24  # at least (0 + 8) x 3
+        assert sum(result["points"]) == 0
+        me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
+        assert me["player"]["points"] == result["points"][hand_seat]
+        assert me["games"] and me["games"][0]["reason"] == "escape"
+        await conn.ws.close()
+    asyncio.run(go())
+
+
+def test_shuffle_commitment_is_opened_and_checks(srv):
+    from paohuzi.deal import Deal
+    from paohuzi.rules import Ruleset
+    from paohuzi.server.table import commitment
+
+    async def go() -> dict[str, Any]:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=0.5, grace=0,
+                         next_delay=600)
+        conn = await connect(srv, code, token)
+        first = await conn.until(lambda m: m.get("type") == "state" and m.get("shuffle"))
+        published = first["shuffle"]["commitment"]
+        assert "seed" not in first["shuffle"]
+        done = await conn.until(lambda m: m.get("type") == "state" and m["view"]
+                                and m["view"].get("result"), timeout=60)
+        await conn.ws.close()
+        return {"published": published, "shuffle": done["shuffle"], "code": code}
+
+    out = asyncio.run(go())
+    shuffle = out["shuffle"]
+    assert shuffle["commitment"] == out["published"]
+    assert commitment(shuffle["seed"], shuffle["salt"]) == out["published"]
+    game = srv.server.storage.game(1)
+    assert game is not None and game["shuffle"]["seed"] == shuffle["seed"]
+    deal = Deal.from_seed(shuffle["seed"], Ruleset.from_dict(game["rules"]), dealer=0)
+    from paohuzi.record import replay
+
+    hand = replay(game)
+    assert hand.deal.hands == deal.hands and hand.deal.wall == deal.wall
