@@ -72,7 +72,7 @@ async def connect(srv: LiveServer, code: str, token: str) -> Conn:
 
 
 def test_http_players_rooms_and_errors(srv):
-    pid, token = srv.player("阿明")
+    _pid, token = srv.player("阿明")
     me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
     assert me["player"]["nickname"] == "阿明" and me["player"]["level"]["title"] == "新手"
     assert me["player"]["rating"]["mu"] == pytest.approx(25.0)
@@ -241,7 +241,7 @@ def test_spectator_sees_no_hand_and_unknown_token_is_refused(srv):
 
 def test_leaving_mid_hand_pays_the_escape_penalty(srv):
     async def go() -> None:
-        pid, token = srv.player()
+        _pid, token = srv.player()
         code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
         conn = await connect(srv, code, token)
         await conn.to_act()
