@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from paohuzi.actions import Action
@@ -26,7 +27,8 @@ from paohuzi.engine import Event, Hand
 from paohuzi.errors import PaohuziError
 from paohuzi.rules import Ruleset
 
-__all__ = ["FORMAT", "RecordError", "describe", "load_record", "record_of", "replay"]
+__all__ = ["FORMAT", "RecordError", "describe", "load_record", "record_of", "replay",
+           "replay_steps"]
 
 FORMAT = "paohuzi-record/1"
 
@@ -110,6 +112,20 @@ def replay(record: str | dict[str, Any], *, check_result: bool = True,
         if got != data["result"]:
             raise RecordError(f"replay ends with {got}, the record says {data['result']}")
     return hand
+
+
+def replay_steps(record: str | dict[str, Any]) -> Iterator[Hand]:
+    """The hand after the deal and after every decision of a record (one object, advanced
+    in place: read what you need from it before asking for the next step)."""
+    data = load_record(record)
+    hand = _hand_of(data)
+    yield hand
+    for i, step in enumerate(data["actions"]):
+        try:
+            hand.act(int(step["seat"]), Action.from_text(step["action"]))
+        except (PaohuziError, KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"action {i}: {exc}") from None
+        yield hand
 
 
 def _event_line(event: Event) -> str:

@@ -246,6 +246,16 @@ class Table:
 
     def state_hash(self) -> str:
         """A digest of the whole table state (equal after a restart that lost nothing)."""
+        if self._hash_version == self.version:
+            return self._hash
+        self._hash = self._compute_hash()
+        self._hash_version = self.version
+        return self._hash
+
+    _hash_version: int = -1
+    _hash: str = ""
+
+    def _compute_hash(self) -> str:
         assert self.match is not None
         parts = [self.code, self.hand_no, self.settled, tuple(self.match.points),
                  tuple(self.match.beans), len(self.match.history), self.match.dealer,
