@@ -103,9 +103,7 @@ def test_no_message_leaks_a_hidden_card(tmp_path):
         storage = srv.server.storage
         total_games = checked = refused = 0
         for code, bots, spectator_messages in results:
-            rows = storage._db.execute("SELECT record FROM games WHERE room = ? ORDER BY id",
-                                       (code,)).fetchall()
-            games = {i + 1: json.loads(r[0]) for i, r in enumerate(rows)}
+            games = {i + 1: g for i, g in enumerate(storage.games_in_room(code))}
             total_games += len(games)
             _cache.clear()
             for seat, bot in enumerate(bots):

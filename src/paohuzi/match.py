@@ -73,6 +73,11 @@ class Match:
         """The match seat sitting this hand out (opposite the dealer), if any."""
         return (self.dealer + 2) % 4 if self.rules.xingjia else None
 
+    @property
+    def hand_players(self) -> tuple[int, ...]:
+        """Match seats of the current (or last) hand, by hand seat; empty before any."""
+        return self._players
+
     def playing_seats(self) -> tuple[int, ...]:
         """Match seats playing this hand, in turn order starting with the dealer."""
         seats = [(self.dealer + i) % self.n_seats for i in range(self.n_seats)]

@@ -58,6 +58,7 @@ class Storage(Protocol):
     def load_log(self, room: str) -> list[dict[str, Any]]: ...
     def save_game(self, room: str, record: dict[str, Any], players: list[int]) -> int: ...
     def games_of(self, player_id: int) -> list[dict[str, Any]]: ...
+    def games_in_room(self, room: str) -> list[dict[str, Any]]: ...
     def game(self, game_id: int) -> dict[str, Any] | None: ...
     def close(self) -> None: ...
 
@@ -208,6 +209,13 @@ class SQLiteStorage:
             out.append({"id": game_id, "room": room, "finished": finished,
                         "reason": result.get("reason"), "points": result.get("points")})
         return out
+
+    def games_in_room(self, room: str) -> list[dict[str, Any]]:
+        """The records of a room's finished hands, in order."""
+        with self._lock:
+            rows = self._db.execute("SELECT record FROM games WHERE room = ? ORDER BY id",
+                                    (room,)).fetchall()
+        return [dict(json.loads(r[0])) for r in rows]
 
     def game(self, game_id: int) -> dict[str, Any] | None:
         with self._lock:

@@ -146,7 +146,7 @@ class Table:
     @property
     def _playing(self) -> tuple[int, ...]:
         assert self.match is not None
-        return self.match._players or self.match.playing_seats()
+        return self.match.hand_players or self.match.playing_seats()
 
     def ready_to_deal(self) -> bool:
         return (self.hand is None or self.hand.ended) and all(
