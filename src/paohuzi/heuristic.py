@@ -156,9 +156,11 @@ class HeuristicPlayer:
 
     needs_view = True
 
-    def __init__(self, seed: int | None = None, noise: float = 0.0) -> None:
+    def __init__(self, seed: int | None = None, noise: float = 0.0, fast: bool = False) -> None:
         self.rng = random.Random(seed)
         self.noise = noise
+        self.refine = 1 if fast else _REFINE
+        """How many discards get their waits valued (1: the quick roll-out policy)."""
 
     def choose(self, view: Observation | None, legal: Sequence[Action]) -> Action:
         assert view is not None, "the heuristic player needs its seat's observation"
@@ -207,7 +209,7 @@ class HeuristicPlayer:
             scored.append((value, -i, action))
         scored.sort(reverse=True)
         best: tuple[Action, float] | None = None
-        for value, _, action in scored[:_REFINE]:  # the waits only for the best few
+        for value, _, action in scored[:self.refine]:  # the waits only for the best few
             assert isinstance(action, Discard)
             hand[action.card] -= 1
             value += 2.5 * _waits_value(hand, melds, live, min_huxi,

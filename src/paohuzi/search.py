@@ -212,13 +212,13 @@ class SearchPlayer:
         if not hand.can(me, action):
             return -1e9
         hand.act(me, action)
-        players = [HeuristicPlayer(seed + s) for s in range(hand.players)]
+        players = [HeuristicPlayer(seed + s, fast=True) for s in range(hand.players)]
         steps = 0
         while not hand.ended and steps < 400:
             seat = hand.pending_seats()[0]
             legal = hand.legal_actions(seat)
-            choice = legal[0] if len(legal) == 1 else players[seat].choose(observe(hand, seat),
-                                                                            legal)
+            choice = legal[0] if len(legal) == 1 else players[seat].choose(
+                observe(hand, seat, events=False), legal)
             hand.act(seat, choice)
             steps += 1
         assert hand.result is not None

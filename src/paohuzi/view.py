@@ -121,8 +121,11 @@ def visible_table_huxi(hand: Hand, owner: int, viewer: int | None) -> int:
                if not (m.kind is GroupKind.WEI and viewer != owner))
 
 
-def observe(hand: Hand, seat: int | None) -> Observation:
-    """The observation of ``hand`` for ``seat`` (``None``: a spectator)."""
+def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation:
+    """The observation of ``hand`` for ``seat`` (``None``: a spectator).
+
+    ``events=False`` leaves the event list out (cheaper, for players that don't read it).
+    """
     legal = tuple(hand.legal_actions(seat)) if seat is not None else ()
     claim = hand.claim
     claim_seen = None
@@ -155,7 +158,7 @@ def observe(hand: Hand, seat: int | None) -> Observation:
         claim=claim_seen,
         in_play=hand.in_play,
         legal=legal,
-        events=tuple(e.visible_to(seat) for e in hand.events),
+        events=tuple(e.visible_to(seat) for e in hand.events) if events else (),
         result=hand.result,
         revealed_hands=revealed,
     )

@@ -21,12 +21,15 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from paohuzi.actions import Action, ActionTextError
+from paohuzi.cards import ALL_CARDS
 from paohuzi.errors import PaohuziError
 from paohuzi.server.levels import level_of
+from paohuzi.server.replays import replay_pages
 from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage
 from paohuzi.server.table import RoomConfig, Table, TableError
 
@@ -37,6 +40,11 @@ log = logging.getLogger("paohuzi.server")
 MAX_MESSAGE = 4096
 """Largest client message accepted (bytes); larger ones close the connection."""
 RATE_PER_SECOND = 30
+STATIC = Path(__file__).parent / "static"
+"""The built browser game (from frontend/, built by `npm run build`)."""
+CARDS = [{"text": c.text, "ascii": c.ascii, "red": c.is_red, "big": c.is_big, "point": c.point}
+         for c in ALL_CARDS]
+"""What the browser needs to draw cards; rules stay here (RULES.md §1)."""
 """Messages a connection may send per second; beyond, an error; at 3x, a close."""
 
 
@@ -418,7 +426,24 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         return JSONResponse(record)
 
     async def index(request: Request) -> Response:
+        page = STATIC / "index.html"
+        if page.exists():
+            return HTMLResponse(page.read_text(encoding="utf-8"))
         return HTMLResponse(_INDEX)
+
+    async def cards(request: Request) -> Response:
+        return JSONResponse(CARDS)
+
+    async def game_steps(request: Request) -> Response:
+        """A finished game, step by step, every hand visible (for the replay page)."""
+        try:
+            game_id = int(request.path_params["game_id"])
+        except ValueError:
+            return error(400, "game id must be a number")
+        record = server.storage.game(game_id)
+        if record is None:
+            return error(404, f"no game {game_id}")
+        return JSONResponse(replay_pages(record))
 
     async def websocket(ws: WebSocket) -> None:
         await _serve_socket(server, ws)
@@ -444,6 +469,10 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         Route("/api/rooms/quick", quick_room, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),
         Route("/api/games/{game_id}", game),
+        Route("/api/games/{game_id}/steps", game_steps),
+        Route("/api/cards", cards),
+        Mount("/assets", app=StaticFiles(directory=STATIC / "assets", check_dir=False),
+              name="assets"),
         WebSocketRoute("/ws/{code}", websocket),
     ], lifespan=lifespan)
     app.state.server = server
@@ -469,7 +498,7 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
     if client.seat is not None:
         runtime.disconnected_at.pop(client.seat, None)
     await runtime.send(client, {"type": "welcome", "player": _player_json(rec), "room": code,
-                                "seat": client.seat,
+                                "seat": client.seat, "cards": CARDS,
                                 "last_seq": t.seats[client.seat].last_seq
                                 if client.seat is not None else 0})
     await runtime.send_state(client, snapshot=True)

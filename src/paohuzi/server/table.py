@@ -27,6 +27,7 @@ from paohuzi.match import HandSummary, Match
 from paohuzi.players import LEVELS, PLAYER_NAMES, make_player
 from paohuzi.record import record_of
 from paohuzi.rules import Ruleset
+from paohuzi.solver import waits
 from paohuzi.view import observe, view_json
 
 __all__ = ["RoomConfig", "Table", "TableError", "commitment"]
@@ -305,6 +306,7 @@ class Table:
         events = view.pop("events")
         start = events_from if 0 <= events_from <= len(events) else 0
         body["view"] = view
+        body["waits"] = self._waits(hand, hand_seat) if in_progress else []
         body["playing"] = list(self._playing if in_progress else (
             self.last_summary.players if self.last_summary else self._playing))
         body["events_from"] = start
@@ -315,6 +317,17 @@ class Table:
             body["shuffle"] = {"commitment": commitment(self.seed, self.salt),
                                "seed": self.seed, "salt": self.salt}
         return body
+
+    def _waits(self, hand: Hand, hand_seat: int | None) -> list[dict[str, Any]]:
+        """听牌 hint for the seat itself: the cards its hand waits on, with their 胡息 (the
+        solver's answer; empty while the seat holds a card to discard)."""
+        if hand_seat is None:
+            return []
+        st = hand.seats[hand_seat]
+        if st.must_discard() or st.xianggong:
+            return []
+        return [{"card": w.card.text, "self": w.huxi_self, "other": w.huxi_other}
+                for w in waits(st.hand_cards, st.melds, self.config.ruleset)]
 
     def finished_record(self) -> dict[str, Any]:
         """The engine record of the last finished hand, with the shuffle's proof."""

@@ -1,0 +1,134 @@
+// HTTP API and the WebSocket protocol (docs/protocol.md). No game rule lives here:
+// the server sends legal actions, views, waits and settlements.
+
+export interface CardInfo {
+  text: string;
+  ascii: string;
+  red: boolean;
+  big: boolean;
+  point: number;
+}
+
+export interface Player {
+  id: number;
+  nickname: string;
+  points: number;
+  beans: number;
+  hands: number;
+  wins: number;
+  rating: { mu: number; sigma: number; ordinal: number };
+  level: { number: number; title: string; english: string };
+}
+
+export interface GameSummary {
+  id: number;
+  room: string;
+  finished: number;
+  reason: string;
+  points: number[];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+const TOKEN = "paohuzi.token";
+
+export function token(): string | null {
+  return localStorage.getItem(TOKEN);
+}
+
+async function call(path: string, body?: object): Promise<Json> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  const tok = token();
+  if (tok) headers.authorization = `Bearer ${tok}`;
+  const reply = await fetch(path, {
+    method: body ? "POST" : "GET",
+    headers,
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const data = await reply.json();
+  if (!reply.ok) throw new Error(data.error || reply.statusText);
+  return data;
+}
+
+export async function register(nickname: string): Promise<Player> {
+  const data = await call("/api/players", { nickname });
+  localStorage.setItem(TOKEN, data.token);
+  return data.player;
+}
+
+export async function me(): Promise<{ player: Player; games: GameSummary[] } | null> {
+  if (!token()) return null;
+  try {
+    return await call("/api/me");
+  } catch {
+    return null;
+  }
+}
+
+export async function quickRoom(level: string): Promise<string> {
+  return (await call("/api/rooms/quick", { level })).code;
+}
+
+export async function createRoom(options: object): Promise<string> {
+  return (await call("/api/rooms", options)).code;
+}
+
+export async function roomInfo(code: string): Promise<Json> {
+  return call(`/api/rooms/${encodeURIComponent(code)}`);
+}
+
+export async function replaySteps(id: string): Promise<Json> {
+  return call(`/api/games/${encodeURIComponent(id)}/steps`);
+}
+
+/** One table connection: numbered messages, resync after reconnecting. */
+export class TableSocket {
+  private ws: WebSocket | null = null;
+  private seq = 0;
+  private closed = false;
+  private retry = 0;
+  hand = -1;
+  events = 0;
+
+  constructor(
+    private code: string,
+    private onMessage: (msg: Json) => void,
+    private onStatus: (connected: boolean) => void,
+  ) {}
+
+  open(): void {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const url = `${proto}://${location.host}/ws/${encodeURIComponent(this.code)}?token=${encodeURIComponent(token() || "")}`;
+    const ws = new WebSocket(url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      this.onStatus(true);
+    };
+    ws.onmessage = (event) => {
+      const msg = JSON.parse(event.data);
+      if (msg.type === "welcome") this.seq = Math.max(this.seq, msg.last_seq || 0);
+      this.onMessage(msg);
+    };
+    ws.onclose = () => {
+      this.onStatus(false);
+      if (this.closed) return;
+      this.retry = Math.min(this.retry + 1, 6);
+      setTimeout(() => this.open(), 200 * 2 ** this.retry);
+    };
+  }
+
+  send(body: object): number {
+    this.seq += 1;
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ seq: this.seq, ...body }));
+    }
+    return this.seq;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.ws?.close();
+  }
+}
