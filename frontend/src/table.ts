@@ -89,6 +89,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     socket.send({ type: "act", action: text });
     ui.selected = null;
     ui.picker = false;
+    render();
   }
 
   function mySeatIndex(): number | null {

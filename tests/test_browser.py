@@ -1,0 +1,269 @@
+"""The browser game in a real browser: Playwright driving Debian's Chromium.
+
+Screenshots are written to ``artifacts/screenshots/`` (the path is printed).
+Skipped only where no Chromium is installed; `.ci/run` installs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from server_util import live_server
+
+playwright = pytest.importorskip("playwright.sync_api")
+CHROMIUM = os.environ.get("PAOHUZI_CHROMIUM", "/usr/bin/chromium")
+if not shutil.which(CHROMIUM):  # pragma: no cover - CI installs it
+    pytest.skip("Chromium is not installed", allow_module_level=True)
+
+SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+        "--disable-component-update", "--disable-sync", "--disable-quic"]
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 390, "height": 844}
+PHONE_LANDSCAPE = {"width": 844, "height": 390}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def srv(tmp_path):
+    with live_server(str(tmp_path / "browser.db")) as server:
+        yield server
+
+
+def shot(page: Any, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    return path
+
+
+def enter(page: Any, base: str, nickname: str) -> None:
+    page.goto(base + "/")
+    page.fill("input[name=nickname]", nickname)
+    page.click("[data-name=enter]")
+    page.wait_for_selector(".profile .nickname")
+
+
+def play_one_step(page: Any) -> bool:
+    """Make one decision by clicking, if it is this page's turn. True if it acted."""
+    for name in ("hu", "pass"):
+        button = page.query_selector(f"[data-name={name}]")
+        if button is not None and button.is_enabled():
+            button.click()
+            return True
+    if page.query_selector("[data-name=discard]") is not None:
+        cards = page.query_selector_all(".seat.bottom .hand .card:not(.locked)")
+        if cards:
+            cards[-1].click()
+            button = page.query_selector("[data-name=discard]")
+            if button is not None and button.is_enabled():
+                button.click()
+                return True
+    return False
+
+
+def play_until_settlement(pages: list[Any], timeout: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(p.query_selector(".settlement") is not None for p in pages):
+            return
+        acted = False
+        for page in pages:
+            # the page may re-render under the click: just try again next round
+            with contextlib.suppress(playwright.Error):
+                acted = play_one_step(page) or acted
+        if not acted:
+            pages[0].wait_for_timeout(120)
+    raise AssertionError("no settlement window within the time limit")
+
+
+def numbers(text: str) -> list[int]:
+    return [int(x) for x in re.findall(r"-?\d+", text)]
+
+
+def test_one_person_plays_a_hand_against_two_computers(browser, srv):
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    enter(page, srv.base, "小明")
+    page.select_option("select[name=level]", "easy")
+    page.click("[data-name=quick]")
+    page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
+    shot(page, "table-desktop")
+    # a reload mid-hand restores the same view
+    hand_before = page.inner_text(".seat.bottom .hand")
+    wall_before = page.inner_text(".wall-count")
+    page.reload()
+    page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
+    if page.inner_text(".wall-count") == wall_before:
+        assert page.inner_text(".seat.bottom .hand") == hand_before
+    play_until_settlement([page])
+    shot(page, "settlement-desktop")
+    token = page.evaluate("localStorage.getItem('paohuzi.token')")
+    me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
+    record = httpx.get(f"{srv.base}/api/games/{me['games'][0]['id']}").json()
+    result = record["result"]
+    panel = page.inner_text(".settlement")
+    if result["reason"] in ("hu", "tianhu"):
+        assert numbers(page.inner_text(".total-huxi"))[-1] == result["huxi"]
+        assert numbers(page.inner_text(".total-di"))[-1] == result["di"]
+        assert numbers(page.inner_text(".total-fan"))[-1] == result["fan"]
+        for m in result["mingtang"]:
+            assert m["name"] in panel
+    shown_points = [numbers(row.inner_text())[-2:] for row in
+                    page.query_selector_all(".settlement table.points tr")[1:]]
+    assert [p for p, _ in shown_points] == result["points"]
+    assert [b for _, b in shown_points] == result["beans"]
+    # the next hand starts from the button
+    page.click("[data-name=next-hand]")
+    page.wait_for_function("!document.querySelector('.settlement')", timeout=30_000)
+    context.close()
+
+
+def test_three_people_play_one_room(browser, srv):
+    contexts = [browser.new_context(viewport=PHONE if i == 2 else DESKTOP) for i in range(3)]
+    pages = [c.new_page() for c in contexts]
+    for i, page in enumerate(pages):
+        enter(page, srv.base, f"玩家{i}")
+    host = pages[0]
+    for i in range(3):
+        host.select_option(f"select[name=seat{i}]", "human")
+    host.fill("input[name=timer]", "60")
+    host.click("[data-name=create]")
+    host.wait_for_selector(".room-code")
+    code = host.inner_text(".room-code")
+    for page in pages[1:]:
+        page.fill("input[name=code]", code)
+        page.click("[data-name=join]")
+    for i, page in enumerate(pages):
+        page.wait_for_selector(f"[data-name=sit-{i}]", timeout=20_000)
+        page.click(f"[data-name=sit-{i}]")
+    for page in pages:
+        page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
+    shot(pages[2], "table-phone-portrait")
+    play_until_settlement(pages)
+    shot(pages[2], "settlement-phone-portrait")
+    texts = [p.inner_text(".settlement table.points") for p in pages]
+    assert texts[0] == texts[1] == texts[2]
+    for c in contexts:
+        c.close()
+
+
+def _mock_table_messages() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A welcome and a state built by the engine for the §4.3 second example: seat 1 holds
+    小1, 小2×2, 小3×2, 小4, 大2×2 and the dealer's 二 is shown."""
+    from paohuzi.engine import Hand
+    from paohuzi.record import FORMAT, replay
+    from paohuzi.rules import Ruleset
+    from paohuzi.server.app import CARDS
+    from paohuzi.view import observe, view_json
+
+    record = {"format": FORMAT, "rules": Ruleset().to_dict(), "deal": {
+        "dealer": 0,
+        "hands": ["二五五六六七八八九九十十壹壹叁叁肆肆伍伍",
+                  "一二二三三四贰贰六七捌捌玖玖拾拾陆陆柒柒",
+                  "一一三四四五六七八九十壹叁肆伍陆柒捌玖拾"],
+        "liangzhang": "九", "wall": ""}, "actions": [{"seat": 0, "action": "discard 二"}]}
+    hand: Hand = replay(record, check_result=False)
+    view = view_json(observe(hand, 1))
+    events = view.pop("events")
+    seats = [{"kind": "human", "nickname": n, "tuoguan": False, "points": 0, "beans": 0}
+             for n in ("庄家", "我", "对家")]
+    state = {"type": "state", "n": 5, "table": {"code": "mock", "hand_no": 1, "seats": seats,
+             "dealer": 0, "xingjia": None, "rules": Ruleset().to_dict(), "timer": 20},
+             "you": 1, "hash": "x", "view": view, "waits": [
+                 {"card": "五", "self": 18, "other": 18}, {"card": "捌", "self": 21, "other": 18}],
+             "playing": [0, 1, 2], "events_from": 0, "events": events, "shuffle": None,
+             "deadline": 15}
+    welcome = {"type": "welcome", "player": {"id": 2}, "room": "mock", "seat": 1, "last_seq": 0,
+               "cards": CARDS}
+    return welcome, state
+
+
+def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
+    welcome, state = _mock_table_messages()
+    chis = [a for a in state["view"]["legal_actions"] if a.startswith("chi ")]
+    assert len(chis) >= 4  # the §4.3 example has several 比 completions
+    sent: list[dict[str, Any]] = []
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    enter(page, srv.base, "测试")
+    # English toggle on the lobby
+    page.click("[data-name=lang]")
+    page.wait_for_selector("text=Play the computer")
+    page.click("[data-name=lang]")
+    page.wait_for_selector("text=人机对战")
+
+    def handler(ws: Any) -> None:
+        def on_message(message: str | bytes) -> None:
+            sent.append(json.loads(message))
+        ws.on_message(on_message)
+        ws.send(json.dumps(welcome, ensure_ascii=False))
+        ws.send(json.dumps(state, ensure_ascii=False))
+
+    page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
+    page.goto(srv.base + "/#/room/mock")
+    page.wait_for_selector("[data-name=chi]")
+    # 听牌 hint: the waits the server sent, and it can be switched off
+    waits = [c.inner_text() for c in page.query_selector_all(".waits .card")]
+    assert waits == ["五", "捌"]
+    page.uncheck(".waits-toggle")
+    assert page.query_selector_all(".waits .card") == []
+    page.check(".waits-toggle")
+    # 比 picker: every completion offered, the chosen one sent as is
+    page.click("[data-name=chi]")
+    options = page.query_selector_all(".picker .pick")
+    assert sorted(o.get_attribute("data-action") for o in options) == sorted(chis)
+    shot(page, "bi-picker-desktop")
+    choice = options[1].get_attribute("data-action")
+    options[1].click()
+    page.wait_for_timeout(200)
+    acts = [m for m in sent if m.get("type") == "act"]
+    assert acts and acts[-1]["action"] == choice
+    # English on the table
+    page.click("[data-name=lang]")
+    page.wait_for_selector("text=Your move")
+    context.close()
+
+
+def test_phone_landscape_and_replay_page(browser, srv):
+    context = browser.new_context(viewport=PHONE_LANDSCAPE)
+    page = context.new_page()
+    enter(page, srv.base, "横屏")
+    page.select_option("select[name=level]", "easy")
+    page.click("[data-name=quick]")
+    page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
+    shot(page, "table-phone-landscape")
+    play_until_settlement([page])
+    shot(page, "settlement-phone-landscape")
+    token = page.evaluate("localStorage.getItem('paohuzi.token')")
+    me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
+    game_id = me["games"][0]["id"]
+    page.goto(f"{srv.base}/#/replay/{game_id}")
+    page.wait_for_selector(".replay-board .replay-seat")
+    assert len(page.query_selector_all(".replay-seat")) == 3
+    first = page.inner_text(".step")
+    page.click("[data-name=next]")
+    assert page.inner_text(".step") != first
+    page.click("[data-name=prev]")
+    assert page.inner_text(".step") == first
+    assert "✓" in page.inner_text(".shuffle")  # the shuffle commitment checks
+    assert f"/#/replay/{game_id}" in page.inner_text(".share")
+    shot(page, "replay-phone-landscape")
+    context.close()
