@@ -106,13 +106,15 @@ def test_one_person_plays_a_hand_against_two_computers(browser, srv):
     page.click("[data-name=quick]")
     page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
     shot(page, "table-desktop")
-    # a reload mid-hand restores the same view
-    hand_before = page.inner_text(".seat.bottom .hand")
-    wall_before = page.inner_text(".wall-count")
+    # a reload mid-hand, while the table waits for this player, restores the same view
+    page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    before = [page.inner_text(sel) for sel in (".seat.bottom .hand", ".wall-count", ".board")]
     page.reload()
-    page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
-    if page.inner_text(".wall-count") == wall_before:
-        assert page.inner_text(".seat.bottom .hand") == hand_before
+    page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    after = [page.inner_text(sel) for sel in (".seat.bottom .hand", ".wall-count", ".board")]
+    assert after[:2] == before[:2]
+    strip_clock = re.compile(r"\b\d+s\b")
+    assert strip_clock.sub("", after[2]) == strip_clock.sub("", before[2])
     play_until_settlement([page])
     shot(page, "settlement-desktop")
     token = page.evaluate("localStorage.getItem('paohuzi.token')")

@@ -255,6 +255,8 @@ class Table:
 
     _hash_version: int = -1
     _hash: str = ""
+    _waits_cache: dict[int, tuple[tuple[int, int, int], list[dict[str, Any]]]] = field(
+        default_factory=dict)
 
     def _compute_hash(self) -> str:
         assert self.match is not None
@@ -326,8 +328,14 @@ class Table:
         st = hand.seats[hand_seat]
         if st.must_discard() or st.xianggong:
             return []
-        return [{"card": w.card.text, "self": w.huxi_self, "other": w.huxi_other}
-                for w in waits(st.hand_cards, st.melds, self.config.ruleset)]
+        key = (self.hand_no, hand_seat, st.version)
+        cached = self._waits_cache.get(hand_seat)
+        if cached is None or cached[0] != key:
+            found = [{"card": w.card.text, "self": w.huxi_self, "other": w.huxi_other}
+                     for w in waits(st.hand_cards, st.melds, self.config.ruleset)]
+            cached = (key, found)
+            self._waits_cache[hand_seat] = cached
+        return cached[1]
 
     def finished_record(self) -> dict[str, Any]:
         """The engine record of the last finished hand, with the shuffle's proof."""
