@@ -296,6 +296,12 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     return el("div", { class: "modal" }, body);
   }
 
+  function rulesLine(rules: Json): HTMLElement {
+    const details = el("details", { class: "rules-line" }, el("summary", {}, `${t("rules")}: ${rules.name} · ${t("base")} ${rules.base} · ${t("multiplier")} ${rules.multiplier}`));
+    details.append(el("pre", { class: "rules" }, JSON.stringify(rules, null, 1)));
+    return details;
+  }
+
   function button(label: string, onClick: () => void, name: string): HTMLElement {
     const b = el("button", { class: `btn btn-${name}`, "data-name": name }, label);
     b.addEventListener("click", onClick);
@@ -310,6 +316,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       { class: "topbar" },
       el("a", { href: "#/", class: "link" }, t("lobby")),
       el("span", { class: "room" }, `${t("roomCode")}: `, el("code", { class: "room-code" }, code)),
+      s ? rulesLine(s.table.rules) : null,
       ui.connected ? null : el("span", { class: "banner reconnecting" }, t("reconnecting")),
       button(t("language"), () => rerenderAll(), "lang"),
     );
