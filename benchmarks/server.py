@@ -34,6 +34,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -87,8 +92,10 @@ def main() -> None:
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as folder:
-        proc = subprocess.Popen([sys.executable, "-m", "paohuzi.cli", "serve", "--port",
-                                 str(port), "--database", str(Path(folder) / "load.db")],
+        prefix = [sys.executable, "-m", "cProfile", "-o", os.environ["PAOHUZI_PROFILE"]] \
+            if os.environ.get("PAOHUZI_PROFILE") else [sys.executable]
+        proc = subprocess.Popen([*prefix, "-m", "paohuzi.cli", "serve", "--port", str(port),
+                                 "--database", str(Path(folder) / "load.db")],
                                 stdout=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 20
@@ -101,7 +108,11 @@ def main() -> None:
                         raise
                     time.sleep(0.05)
             idle = rss_mib(proc.pid)
+            cpu0, own0, wall0 = cpu_seconds(proc.pid), time.process_time(), time.monotonic()
             out = asyncio.run(run(args.tables, args.seconds, args.think, port))
+            wall = time.monotonic() - wall0
+            server_cpu = (cpu_seconds(proc.pid) - cpu0) / wall
+            client_cpu = (time.process_time() - own0) / wall
             peak = rss_mib(proc.pid)
         finally:
             os.kill(proc.pid, signal.SIGTERM)
@@ -114,6 +125,7 @@ def main() -> None:
           f"max {out['max_ms']:.1f} ms")
     print(f"errors: {out['errors']}, client failures: {out['client_failures']}")
     print(f"server memory: {idle:.0f} MiB idle, {peak:.0f} MiB under load")
+    print(f"CPU: server {100 * server_cpu:.0f}% of a core, load clients {100 * client_cpu:.0f}%")
 
 
 if __name__ == "__main__":

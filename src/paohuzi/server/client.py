@@ -34,6 +34,7 @@ class BotClient:
 
     ``choose(legal_texts, state) -> text`` decides (random by default);
     ``think`` seconds pass before each action (the load benchmark's pace).
+    ``latencies`` holds, for each action, the seconds from sending it to its ack.
     """
 
     ws_url: str
@@ -84,10 +85,9 @@ class BotClient:
                     continue
                 if kind == "ack":
                     sent = self._sent_at.pop(msg["seq"], None)
-                    if sent is not None:
+                    if sent is not None and sent[1]:  # an action: its latency and its ack
                         self.latencies.append(time.monotonic() - sent[0])
-                        if sent[1]:
-                            self.acked.append((msg["seq"], sent[1]))
+                        self.acked.append((msg["seq"], sent[1]))
                     continue
                 if kind == "error":
                     self.errors.append(msg.get("message", ""))

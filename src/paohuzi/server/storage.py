@@ -8,6 +8,7 @@ returns, so an action logged is an action that survives ``kill -9``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
@@ -111,9 +112,27 @@ class SQLiteStorage:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # durable across process crashes
+        # Checkpoints (which fsync) run in a background thread, never in a request.
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.executescript(_SCHEMA)
         self._lock = threading.Lock()
         self._next_seq: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._checkpointer: threading.Thread | None = None
+        if self.path != ":memory:":
+            self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
+                                                  name="sqlite-checkpoint")
+            self._checkpointer.start()
+
+    def _checkpoint_loop(self) -> None:
+        """Fold the WAL into the database every second, on its own connection."""
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            while not self._stop.wait(1.0):
+                with contextlib.suppress(sqlite3.Error):  # busy: next time
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            db.close()
 
     def _row_player(self, row: tuple[Any, ...] | None) -> PlayerRecord | None:
         if row is None:
@@ -223,5 +242,8 @@ class SQLiteStorage:
         return None if row is None else dict(json.loads(row[0]))
 
     def close(self) -> None:
+        self._stop.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join(timeout=5)
         with self._lock:
             self._db.close()
