@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from typing import Any
@@ -41,6 +42,12 @@ class Conn:
         if msg.get("type") == "state":
             self.states.append(msg)
         return msg
+
+    async def seen_or_until(self, pred: Any, timeout: float = 15.0) -> dict[str, Any]:
+        """The last state already received if it matches, else the next matching message."""
+        if self.states and pred(self.states[-1]):
+            return self.states[-1]
+        return await self.until(pred, timeout)
 
     async def until(self, pred: Any, timeout: float = 15.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -117,12 +124,17 @@ def test_sequence_numbers_are_applied_at_most_once(srv):
 
 def test_illegal_and_out_of_turn_actions_are_refused_unchanged(srv):
     async def go() -> None:
-        _, token = srv.player()
+        pid, token = srv.player()
         code = srv.quick(token, level="heuristic", bot_delay=0.3, timer=30)
         conn = await connect(srv, code, token)
         state = await conn.to_act()
-        before = state["hash"]
+
+        def mine() -> list[dict[str, Any]]:
+            return [e for e in srv.server.storage.load_log(code) if e.get("player") == pid]
+
+        logged = mine()
         hand = state["view"]["hand"]
+        legal = state["view"]["legal_actions"]
         missing = next(c for c in "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾" if c not in hand)
         for bad, words in ((f"discard {missing}", ("holds no", "may not")),
                            ("discard 龍", ("龍",)), ("chi 一二四", ("not a sentence",)),
@@ -131,18 +143,18 @@ def test_illegal_and_out_of_turn_actions_are_refused_unchanged(srv):
             err = await conn.until(lambda m, s=seq: m.get("seq") == s)
             assert err["type"] == "error" and any(w in err["message"] for w in words), err
         snap = await conn.snapshot()
-        assert snap["hash"] == before
-        assert snap["view"]["hand"] == hand
-        # out of turn: act after answering, while others decide
-        seq = await conn.send({"type": "act", "action": state["view"]["legal_actions"][0]})
+        assert mine() == logged  # nothing of ours was applied
+        assert snap["view"]["hand"] == hand and snap["view"]["legal_actions"] == legal
+        # out of turn: act again after answering, before it is our turn
+        seq = await conn.send({"type": "act", "action": legal[0]})
         await conn.until(lambda m: m.get("seq") == seq)
+        logged = mine()
         snap = await conn.snapshot()
         if not snap["view"].get("to_act"):
-            before = snap["hash"]
             seq = await conn.send({"type": "act", "action": "pass"})
             err = await conn.until(lambda m, s=seq: m.get("seq") == s)
             assert err["type"] == "error"
-            assert (await conn.snapshot())["hash"] == before
+            assert mine() == logged
         await conn.ws.close()
     asyncio.run(go())
 
@@ -152,7 +164,13 @@ def test_reconnect_mid_decision_restores_the_exact_view(srv):
         _, token = srv.player()
         code = srv.quick(token, level="heuristic", bot_delay=0, timer=60)
         conn = await connect(srv, code, token)
-        state = await conn.to_act()
+        await conn.to_act()
+        # let the computers finish answering: then nothing changes until we act
+        with contextlib.suppress(TimeoutError):
+            while True:
+                await conn.recv(timeout=0.5)
+        state = conn.states[-1]
+        assert state["view"]["to_act"]
         events = [e for s in conn.states if s["table"]["hand_no"] == state["table"]["hand_no"]
                   for e in s["events"]]
         await conn.ws.close()
@@ -228,7 +246,8 @@ def test_spectator_sees_no_hand_and_unknown_token_is_refused(srv):
         _, other = srv.player("观众")
         code = srv.quick(token, level="heuristic", bot_delay=0.2, timer=60)
         watcher = await connect(srv, code, other)
-        state = await watcher.until(lambda m: m.get("type") == "state" and m.get("view"))
+        state = await watcher.seen_or_until(lambda m: m.get("type") == "state"
+                                            and m.get("view"))
         assert state["you"] is None and "hand" not in state["view"]
         assert "legal_actions" not in state["view"]
         await watcher.ws.close()
@@ -272,7 +291,7 @@ def test_shuffle_commitment_is_opened_and_checks(srv):
         code = srv.quick(token, level="heuristic", bot_delay=0, timer=0.5, grace=0,
                          next_delay=600)
         conn = await connect(srv, code, token)
-        first = await conn.until(lambda m: m.get("type") == "state" and m.get("shuffle"))
+        first = await conn.seen_or_until(lambda m: m.get("type") == "state" and m.get("shuffle"))
         published = first["shuffle"]["commitment"]
         assert "seed" not in first["shuffle"]
         done = await conn.until(lambda m: m.get("type") == "state" and m["view"]
