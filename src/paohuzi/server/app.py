@@ -415,15 +415,18 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
                                         "taken": s.player is not None} for s in t.seats],
                              "hand_no": t.hand_no})
 
-    async def game(request: Request) -> Response:
+    def stored_game(request: Request) -> dict[str, Any] | JSONResponse:
+        """The finished game a request names, or the error response."""
         try:
             game_id = int(request.path_params["game_id"])
         except ValueError:
             return error(400, "game id must be a number")
         record = server.storage.game(game_id)
-        if record is None:
-            return error(404, f"no game {game_id}")
-        return JSONResponse(record)
+        return error(404, f"no game {game_id}") if record is None else record
+
+    async def game(request: Request) -> Response:
+        found = stored_game(request)
+        return found if isinstance(found, JSONResponse) else JSONResponse(found)
 
     async def index(request: Request) -> Response:
         page = STATIC / "index.html"
@@ -436,14 +439,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
 
     async def game_steps(request: Request) -> Response:
         """A finished game, step by step, every hand visible (for the replay page)."""
-        try:
-            game_id = int(request.path_params["game_id"])
-        except ValueError:
-            return error(400, "game id must be a number")
-        record = server.storage.game(game_id)
-        if record is None:
-            return error(404, f"no game {game_id}")
-        return JSONResponse(replay_pages(record))
+        found = stored_game(request)
+        return found if isinstance(found, JSONResponse) else JSONResponse(replay_pages(found))
 
     async def websocket(ws: WebSocket) -> None:
         await _serve_socket(server, ws)
