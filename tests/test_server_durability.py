@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-import websockets
 from server_util import free_port
 
 from paohuzi.server.client import BotClient
@@ -37,7 +36,8 @@ class ServerProcess:
     def start(self) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "paohuzi.cli", "serve", "--port", str(self.port),
-             "--database", self.database], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             "--database", self.database], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env={**os.environ, "PAOHUZI_DEBUG_STATE_HASH": "1"})
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
@@ -58,12 +58,11 @@ class ServerProcess:
             self.proc.wait(timeout=10)
 
 
-async def snapshot_hash(url: str, token: str) -> str:
-    async with websockets.connect(f"{url}?token={token}", max_size=2**22) as ws:
-        while True:
-            msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
-            if msg.get("type") == "state":
-                return str(msg["hash"])
+def state_hash(base: str, room: str) -> str:
+    """The whole table's state hash (a debug endpoint the test server enables)."""
+    reply = httpx.get(f"{base}/api/debug/rooms/{room}/hash", timeout=10)
+    reply.raise_for_status()
+    return str(reply.json()["hash"])
 
 
 async def play_for(bots: list[BotClient], seconds: float) -> None:
@@ -117,10 +116,10 @@ def test_kill_minus_nine_loses_nothing(tmp_path):
             lost = [(s, q) for s in acked for q in acked[s] if (s, q) not in logged]
             assert not lost, f"acknowledged actions lost: {lost[:5]}"
             # 2. a quiet table: its state hash survives another kill -9 exactly
-            before = asyncio.run(snapshot_hash(url, tokens[0]))
+            before = state_hash(server.base, room)
             server.kill9()
             server.start()
-            after = asyncio.run(snapshot_hash(url, tokens[0]))
+            after = state_hash(server.base, room)
             assert after == before
             summary.append({"round": round_no, "acked": sum(len(v) for v in acked.values()),
                             "hash": after})

@@ -16,6 +16,7 @@ are done).
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -246,7 +247,10 @@ class Table:
     # ---- what leaves the table -----------------------------------------------------
 
     def state_hash(self) -> str:
-        """A digest of the whole table state (equal after a restart that lost nothing)."""
+        """A digest of the whole table state (equal after a restart that lost nothing).
+
+        It covers hidden cards, so it never goes to a player: tests read it through the
+        debug endpoint the server offers only when ``PAOHUZI_DEBUG_STATE_HASH=1``."""
         if self._hash_version == self.version:
             return self._hash
         self._hash = self._compute_hash()
@@ -292,11 +296,12 @@ class Table:
             "rules": self.config.rules,
             "timer": self.config.timer,
         }
-        body: dict[str, Any] = {"table": table, "you": match_seat, "hash": self.state_hash()}
+        body: dict[str, Any] = {"table": table, "you": match_seat}
         if hand is None:
             body["view"] = None
             body["events_from"] = 0
             body["events"] = []
+            body["hash"] = _digest(body)
             return body
         in_progress = hand is self.hand and not hand.ended
         hand_seat = None
@@ -318,6 +323,8 @@ class Table:
         if not in_progress and self.seed is not None:
             body["shuffle"] = {"commitment": commitment(self.seed, self.salt),
                                "seed": self.seed, "salt": self.salt}
+        seen = {k: v for k, v in body.items() if k not in ("events", "events_from")}
+        body["hash"] = _digest({**seen, "events_seen": body["events_from"] + len(body["events"])})
         return body
 
     def _waits(self, hand: Hand, hand_seat: int | None) -> list[dict[str, Any]]:
@@ -361,3 +368,9 @@ class Table:
 
 
 LEVEL_NAMES = tuple(LEVELS)
+
+
+def _digest(body: dict[str, Any]) -> str:
+    """A digest of what one seat sees (never of anything hidden from it)."""
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
