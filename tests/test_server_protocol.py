@@ -243,6 +243,8 @@ def test_spectator_sees_no_hand_and_unknown_token_is_refused(srv):
         _, token = srv.player("主人")
         _, other = srv.player("观众")
         code = srv.quick(token, level="heuristic", bot_delay=0.2, timer=60)
+        host = await connect(srv, code, token)  # a room deals while one of its people is here
+        await host.seen_or_until(lambda m: m.get("type") == "state" and m.get("view"))
         watcher = await connect(srv, code, other)
         state = await watcher.seen_or_until(lambda m: m.get("type") == "state"
                                             and m.get("view"))
@@ -253,6 +255,7 @@ def test_spectator_sees_no_hand_and_unknown_token_is_refused(srv):
         msg = json.loads(await ws.recv())
         assert msg["type"] == "error" and "token" in msg["message"]
         await ws.close()
+        await host.ws.close()
     asyncio.run(go())
 
 
@@ -344,3 +347,44 @@ def test_secret_answers_change_nothing_others_see():
                     assert table.view_for(table.match_seat(s))["hash"] == h
                     checked += 1
     assert checked > 20
+
+
+def test_an_abandoned_room_stops_dealing_and_bad_frames_are_answered(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=0.5, grace=0,
+                         next_delay=0)
+        time.sleep(1.0)
+        assert srv.server.runtimes[code].table.hand_no == 0  # nobody came: no hand dealt
+        conn = await connect(srv, code, token)
+        await conn.seen_or_until(lambda m: m.get("type") == "state" and m.get("view"))
+        await conn.ws.send(b"\x00\x01binary")
+        err = await conn.until(lambda m: m.get("type") == "error")
+        assert "binary" in err["message"]
+        await conn.ws.send("[" * 1500)
+        err = await conn.until(lambda m: m.get("type") == "error")
+        assert "malformed JSON" in err["message"]
+        await conn.send({"type": "ping"}, seq=2**60)
+        err = await conn.until(lambda m: m.get("type") == "error")
+        assert "'seq' must be an integer" in err["message"]
+        await conn.ws.close()
+        assert httpx.get(f"{srv.base}/api/games/{10**30}").status_code == 404
+    asyncio.run(go())
+
+
+def test_no_decision_error_names_nothing_hidden(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0.5, timer=60)
+        conn = await connect(srv, code, token)
+        state = await conn.to_act()
+        seq = await conn.send({"type": "act", "action": state["view"]["legal_actions"][0]})
+        await conn.until(lambda m: m.get("seq") == seq)
+        for _ in range(3):
+            seq = await conn.send({"type": "act", "action": "pass"})
+            reply = await conn.until(lambda m, s=seq: m.get("seq") == s)
+            if reply["type"] == "error":
+                assert not any(c in reply["message"] for c in
+                               "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾"), reply
+        await conn.ws.close()
+    asyncio.run(go())

@@ -143,7 +143,9 @@ def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation
         dealer=hand.dealer,
         liangzhang=hand.liangzhang,
         wall=len(hand.wall),
-        phase=hand.phase.value,
+        # A seat without a decision sees no "claim" phase: it would tell that someone
+        # else holds an option on the card.
+        phase=hand.phase.value if hand.phase is not Phase.CLAIM or legal else "play",
         turn=hand.turn if hand.phase is Phase.DISCARD else None,
         hand=tuple(hand.seats[seat].hand) if seat is not None else (),
         melds=tuple(tuple(None if m.kind is GroupKind.WEI and s != seat else m

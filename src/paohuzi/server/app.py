@@ -9,6 +9,7 @@ engine's seat view for that seat.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -33,6 +34,7 @@ from paohuzi.server.levels import level_of
 from paohuzi.server.replays import replay_pages
 from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage
 from paohuzi.server.table import RoomConfig, Table, TableError
+from paohuzi.view import observe
 
 __all__ = ["Server", "create_app"]
 
@@ -41,6 +43,8 @@ log = logging.getLogger("paohuzi.server")
 MAX_MESSAGE = 4096
 """Largest client message accepted (bytes); larger ones close the connection."""
 RATE_PER_SECOND = 30
+MAX_SEQ = 2**53 - 1
+"""Largest sequence number (what a JavaScript client can count to)."""
 STATIC = Path(__file__).parent / "static"
 """The built browser game (from frontend/, built by `npm run build`)."""
 CARDS = [{"text": c.text, "ascii": c.ascii, "red": c.is_red, "big": c.is_big, "point": c.point}
@@ -51,7 +55,8 @@ CARDS = [{"text": c.text, "ascii": c.ascii, "red": c.is_red, "big": c.is_big, "p
 
 @dataclass(eq=False)
 class Client:
-    """One WebSocket connection."""
+    """One WebSocket connection. Messages go out through a bounded queue drained by the
+    connection's own writer task: a client that stops reading never holds up a table."""
 
     ws: WebSocket
     player: PlayerRecord
@@ -62,7 +67,41 @@ class Client:
     window_count: int = 0
     sent: int = 0  # state messages numbered per connection
     last_hash: str = ""
-    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    outbox: asyncio.Queue[str | None] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=OUTBOX))
+    dropped: bool = False
+
+    def post(self, message: dict[str, Any]) -> None:
+        if self.dropped:
+            return
+        try:
+            self.outbox.put_nowait(json.dumps(message, ensure_ascii=False))
+        except asyncio.QueueFull:  # a client that does not read: cut it off
+            self.dropped = True
+            with contextlib.suppress(asyncio.QueueEmpty):
+                while True:
+                    self.outbox.get_nowait()
+            self.outbox.put_nowait(None)
+
+    async def writer(self) -> None:
+        while True:
+            text = await self.outbox.get()
+            if text is None:
+                with contextlib.suppress(Exception):
+                    await self.ws.close(code=1013)
+                return
+            try:
+                await asyncio.wait_for(self.ws.send_text(text), SEND_TIMEOUT)
+            except Exception:
+                self.dropped = True
+                with contextlib.suppress(Exception):
+                    await self.ws.close(code=1013)
+                return
+
+
+OUTBOX = 256
+"""Messages waiting for one connection before it is closed as not reading."""
+SEND_TIMEOUT = 10.0
 
 
 class Runtime:
@@ -79,13 +118,25 @@ class Runtime:
         self.disconnected_at: dict[int, float] = {}
         self.grace_used: set[tuple[int, int]] = set()
         self.next_votes: set[int] = set()
+        self.deadlines: dict[int, tuple[tuple[Any, ...], float]] = {}
 
     # ---- logging and applying ----------------------------------------------------
 
     def commit(self, entry: dict[str, Any]) -> None:
-        """Log (committed) then apply. The caller holds the lock."""
-        self.server.storage.append_log(self.table.code, entry)
-        self.table.apply(entry)
+        """Check, log (committed), then apply. The caller holds the lock.
+
+        A decision is checked against the engine before it is logged, so the log only
+        ever holds entries that apply.
+        """
+        t = self.table
+        if entry["k"] == "act":
+            if t.hand is None or t.hand.ended:
+                raise TableError("no hand in progress")
+            hand_seat = t.hand_seat(entry["seat"])
+            if hand_seat is None or not t.hand.can(hand_seat, Action.from_text(entry["action"])):
+                raise TableError("that action is not legal now")
+        self.server.storage.append_log(t.code, entry)
+        t.apply(entry)
 
     def settle_if_needed(self) -> None:
         """Side effects of a finished hand, once: game record, player totals, rating."""
@@ -102,11 +153,7 @@ class Runtime:
     # ---- broadcasting ------------------------------------------------------------
 
     async def send(self, client: Client, message: dict[str, Any]) -> None:
-        try:
-            async with client.send_lock:
-                await client.ws.send_text(json.dumps(message, ensure_ascii=False))
-        except Exception:  # a closed socket: the reader task cleans up
-            pass
+        client.post(message)
 
     async def send_state(self, client: Client, snapshot: bool = False) -> None:
         t = self.table
@@ -120,19 +167,19 @@ class Runtime:
         client.events_sent = body["events_from"] + len(body["events"])
         body["deadline"] = self.deadline_for(client.seat)
         client.sent += 1
-        await self.send(client, {"type": "state", "n": client.sent, **body})
+        client.post({"type": "state", "n": client.sent, **body})
 
     async def broadcast(self) -> None:
-        await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))
+        for c in list(self.clients):
+            await self.send_state(c)
 
     def deadline_for(self, seat: int | None) -> float | None:
         """Seconds left to decide — told only to the seat that must decide."""
-        if seat is None or self.timer_deadline is None or seat not in self.timer_seats:
+        if seat is None or seat not in self.deadlines:
             return None
-        return max(0.0, self.timer_deadline - time.monotonic())
-
-    timer_deadline: float | None = None
-    timer_seats: frozenset[int] = frozenset()
+        if seat not in self.pending_humans():
+            return None
+        return max(0.0, self.deadlines[seat][1] - time.monotonic())
 
     # ---- scheduling: computers, timers, the next hand ------------------------------
 
@@ -142,80 +189,101 @@ class Runtime:
             return []
         return [t.match_seat(s) for s in t.hand.pending_seats()]
 
-    def schedule(self) -> None:
-        """After every change: computer moves, the human timer, the next hand."""
+    def pending_humans(self) -> list[int]:
         t = self.table
-        pending = self.pending_match_seats()
-        bots = [s for s in pending if t.controlled_by_computer(s)]
-        humans = [s for s in pending if not t.controlled_by_computer(s)]
+        return [s for s in self.pending_match_seats() if not t.controlled_by_computer(s)]
+
+    def decision_key(self, seat: int) -> tuple[Any, ...]:
+        """Identifies the decision a seat faces (another seat's secret answer changes
+        nothing in it; a new event, a new phase or a new hand does)."""
+        t = self.table
+        hand = t.hand
+        assert hand is not None
+        return (t.hand_no, len(hand.events), hand.phase.value, seat)
+
+    def schedule(self) -> None:
+        """After every change: computer moves, the human timers, the next hand."""
+        t = self.table
+        bots = [s for s in self.pending_match_seats() if t.controlled_by_computer(s)]
         if bots and (self.bot_task is None or self.bot_task.done()):
-            self.bot_task = asyncio.create_task(self._bot_move(t.version))
-        self._reset_timer(humans)
-        if (t.hand is None or t.hand.ended) and t.ready_to_deal() and (
+            self.bot_task = self._spawn(self._bot_move())
+        self._arm_timers()
+        if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
                 self.next_task is None or self.next_task.done()):
             delay = 0.0 if t.hand is None else t.config.next_delay
-            self.next_task = asyncio.create_task(self._next_hand(t.hand_no, delay))
+            self.next_task = self._spawn(self._next_hand(t.hand_no, delay))
 
-    def _decision_key(self, humans: list[int]) -> tuple[Any, ...]:
-        """Identifies the decision the humans face (answers to a claim add no events)."""
-        t = self.table
-        events = len(t.hand.events) if t.hand is not None else 0
-        return (t.hand_no, frozenset(humans), events)
+    def ready_to_deal(self) -> bool:
+        """Every human seat taken and at least one of its players connected: an
+        abandoned room stops dealing."""
+        return self.table.ready_to_deal() and any(
+            c.seat is not None and self.table.seats[c.seat].kind == "human"
+            for c in self.clients)
 
-    def _reset_timer(self, humans: list[int]) -> None:
-        key = self._decision_key(humans)
-        if key == self.timer_key and self.timer_task and not self.timer_task.done():
+    def _spawn(self, coro: Any) -> asyncio.Task[None]:
+        task = asyncio.create_task(coro)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled() or task.exception() is None:
             return
-        if self.timer_task is not None:
+        # never log the exception text: it may name cards or options
+        log.error("a task of table %s failed (%s); rescheduling", self.table.code,
+                  type(task.exception()).__name__)
+        asyncio.get_running_loop().call_later(0.5, self.schedule)
+
+    def _arm_timers(self) -> None:
+        """Each pending human seat gets its own deadline when its decision opens; one
+        seat's answer never moves another's deadline."""
+        now = time.monotonic()
+        humans = self.pending_humans()
+        for seat in list(self.deadlines):
+            if seat not in humans:
+                del self.deadlines[seat]
+        for seat in humans:
+            key = self.decision_key(seat)
+            if seat not in self.deadlines or self.deadlines[seat][0] != key:
+                self.deadlines[seat] = (key, now + self.table.config.timer)
+        if self.timer_task is not None and not self.timer_task.done():
             self.timer_task.cancel()
-        self.timer_key = key
-        self.timer_seats = frozenset(humans)
-        if not humans:
-            self.timer_deadline = None
-            return
-        self.timer_deadline = time.monotonic() + self.table.config.timer
-        self.timer_task = asyncio.create_task(self._timer(key, self.timer_seats))
+        if self.deadlines:
+            self.timer_task = self._spawn(self._timer())
 
-    timer_key: tuple[Any, ...] = ()
-
-    async def _timer(self, key: tuple[Any, ...], seats: frozenset[int]) -> None:
+    async def _timer(self) -> None:
         t = self.table
-        while True:
-            assert self.timer_deadline is not None
-            await asyncio.sleep(max(0.0, self.timer_deadline - time.monotonic()))
-            # the first reconnect grace period of a hand does not count
-            extended = False
-            for seat in seats:
-                grace_key = (t.hand_no, seat)
-                if seat in self.disconnected_at and grace_key not in self.grace_used \
-                        and t.config.grace > 0:
-                    self.grace_used.add(grace_key)
-                    self.timer_deadline = time.monotonic() + t.config.grace
-                    extended = True
-            if not extended:
-                break
-        async with self.lock:
-            pending = self.pending_match_seats()
-            if self._decision_key([s for s in pending if not t.controlled_by_computer(s)]) \
-                    != key:
-                return
-            for seat in sorted(seats):
-                if seat not in self.pending_match_seats():
-                    continue
-                self.commit({"k": "timeout", "seat": seat})
-                if t.seats[seat].timeouts >= 2 and not t.seats[seat].tuoguan:
-                    self.commit({"k": "tuoguan", "seat": seat, "on": True})
-                action = t.computer_choice(seat)
-                self.commit({"k": "act", "seat": seat, "action": action.text, "player": None,
-                             "auto": True})
-                if t.hand is None or t.hand.ended:
-                    break
-            self.settle_if_needed()
-            self.timer_task = None
-            self.schedule()
-        await self.broadcast()
+        while self.deadlines:
+            seat, (key, deadline) = min(self.deadlines.items(), key=lambda kv: kv[1][1])
+            await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+            grace_key = (t.hand_no, seat)
+            if seat in self.disconnected_at and grace_key not in self.grace_used \
+                    and t.config.grace > 0:
+                # a disconnected player's first grace period of a hand does not count
+                self.grace_used.add(grace_key)
+                self.deadlines[seat] = (key, time.monotonic() + t.config.grace)
+                continue
+            async with self.lock:
+                if self.deadlines.get(seat, (None,))[0] != key or \
+                        seat not in self.pending_humans() or self.decision_key(seat) != key:
+                    self._arm_timers()
+                    return
+                del self.deadlines[seat]
+                discarding = t.hand is not None and t.hand.phase.value == "discard"
+                if discarding:
+                    # only a missed discard (public anyway) counts toward 托管: a missed
+                    # claim answer must not show who had an option
+                    self.commit({"k": "timeout", "seat": seat})
+                    if t.seats[seat].timeouts >= 2 and not t.seats[seat].tuoguan:
+                        self.commit({"k": "tuoguan", "seat": seat, "on": True})
+                self.commit({"k": "act", "seat": seat, "action": self.safe_choice(seat).text,
+                             "player": None, "auto": True})
+                self.settle_if_needed()
+                self.timer_task = None
+                self.schedule()
+            await self.broadcast()
+            return
 
-    async def _bot_move(self, version: int) -> None:
+    async def _bot_move(self) -> None:
         t = self.table
         await asyncio.sleep(t.config.bot_delay)
         while True:
@@ -224,24 +292,50 @@ class Runtime:
                 if not bots:
                     return
                 seat = bots[0]
-                action = t.computer_choice(seat)
-                self.commit({"k": "act", "seat": seat, "action": action.text, "player": None,
-                             "auto": True})
+                key = self.decision_key(seat)
+                hand_seat = t.hand_seat(seat)
+                assert t.hand is not None and hand_seat is not None
+                obs = observe(t.hand, hand_seat, events=False)
+                legal = t.hand.legal_actions(hand_seat)
+            # think outside the lock, off the event loop: other tables go on meanwhile
+            action = await asyncio.to_thread(self._choose, seat, obs, legal)
+            async with self.lock:
+                if t.hand is None or t.hand.ended or self.decision_key(seat) != key or \
+                        seat not in self.pending_match_seats() or \
+                        not t.controlled_by_computer(seat):
+                    continue
+                if action not in t.hand.legal_actions(hand_seat):
+                    action = legal[-1]
+                self.commit({"k": "act", "seat": seat, "action": action.text,
+                             "player": None, "auto": True})
                 self.settle_if_needed()
                 self.schedule_except_bots()
             await self.broadcast()
-            if t.config.bot_delay:
-                await asyncio.sleep(t.config.bot_delay)
-            else:
-                await asyncio.sleep(0)
+            await asyncio.sleep(t.config.bot_delay)
+
+    def _choose(self, seat: int, obs: Any, legal: list[Action]) -> Action:
+        try:
+            return self.table.computer_player(seat).choose(obs, legal)
+        except Exception:  # pragma: no cover - defensive: a table must never stop
+            log.error("computer player failed at table %s", self.table.code)
+            return legal[-1]
+
+    def safe_choice(self, seat: int) -> Action:
+        """The computer's move for a seat now, always a legal one."""
+        t = self.table
+        assert t.hand is not None
+        hand_seat = t.hand_seat(seat)
+        assert hand_seat is not None
+        legal = t.hand.legal_actions(hand_seat)
+        action = self._choose(seat, observe(t.hand, hand_seat, events=False), legal)
+        return action if action in legal else legal[-1]
 
     def schedule_except_bots(self) -> None:
         t = self.table
-        pending = self.pending_match_seats()
-        self._reset_timer([s for s in pending if not t.controlled_by_computer(s)])
-        if (t.hand is None or t.hand.ended) and t.ready_to_deal() and (
+        self._arm_timers()
+        if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
                 self.next_task is None or self.next_task.done()):
-            self.next_task = asyncio.create_task(self._next_hand(t.hand_no, t.config.next_delay))
+            self.next_task = self._spawn(self._next_hand(t.hand_no, t.config.next_delay))
 
     async def _next_hand(self, hand_no: int, delay: float) -> None:
         t = self.table
@@ -253,7 +347,7 @@ class Runtime:
             await asyncio.sleep(0.05)
             waited += 0.05
         async with self.lock:
-            if t.hand_no != hand_no or not t.ready_to_deal():
+            if t.hand_no != hand_no or not self.ready_to_deal():
                 return
             self.next_votes.clear()
             self.commit(t.new_start_entry())
@@ -272,8 +366,12 @@ class Server:
         """Rebuild every table from its log (after a restart); returns how many."""
         for code, config in self.storage.rooms():
             table = Table(code, RoomConfig.from_json(config))
-            for entry in self.storage.load_log(code):
-                table.apply(entry)
+            for i, entry in enumerate(self.storage.load_log(code)):
+                try:
+                    table.apply(entry)
+                except Exception as exc:  # a bad entry must not keep the server down
+                    log.error("table %s: log entry %d does not apply (%s); skipped", code, i,
+                              type(exc).__name__)
             self.runtimes[code] = Runtime(self, table)
         return len(self.runtimes)
 
@@ -428,6 +526,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             game_id = int(request.path_params["game_id"])
         except ValueError:
             return error(400, "game id must be a number")
+        if not 1 <= game_id < 2**63:
+            return error(404, f"no game {game_id}")
         record = server.storage.game(game_id)
         return error(404, f"no game {game_id}") if record is None else record
 
@@ -507,6 +607,7 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
         return
     t = runtime.table
     client = Client(ws, rec, t.seat_of_player(rec.id))
+    writer = asyncio.create_task(client.writer())
     runtime.clients.add(client)
     if client.seat is not None:
         runtime.disconnected_at.pop(client.seat, None)
@@ -515,9 +616,18 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
                                 "last_seq": t.seats[client.seat].last_seq
                                 if client.seat is not None else 0})
     await runtime.send_state(client, snapshot=True)
+    async with runtime.lock:
+        runtime.schedule()  # a room deals only while one of its people is connected
     try:
-        while True:
-            raw = await ws.receive_text()
+        while not client.dropped:
+            frame = await ws.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            raw = frame.get("text")
+            if raw is None:
+                await runtime.send(client, {"type": "error",
+                                            "message": "send JSON text, not binary frames"})
+                continue
             if len(raw.encode()) > MAX_MESSAGE:
                 await runtime.send(client, {"type": "error", "message": "message too large"})
                 await ws.close(code=1009)
@@ -539,6 +649,7 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
         pass
     finally:
         runtime.clients.discard(client)
+        writer.cancel()
         if client.seat is not None and not any(c.seat == client.seat for c in runtime.clients):
             runtime.disconnected_at[client.seat] = time.monotonic()
 
@@ -546,7 +657,7 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
 def _seq_of(raw: str) -> int | None:
     try:
         seq = json.loads(raw).get("seq")
-    except (json.JSONDecodeError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return None
     return seq if isinstance(seq, int) else None
 
@@ -554,7 +665,7 @@ def _seq_of(raw: str) -> int | None:
 async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
     try:
         msg = json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         await runtime.send(client, {"type": "error", "message": "malformed JSON"})
         return
     if not isinstance(msg, dict):
@@ -562,8 +673,9 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
         return
     seq = msg.get("seq")
     kind = msg.get("type")
-    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
-        await runtime.send(client, {"type": "error", "message": "'seq' must be a positive integer"})
+    if not isinstance(seq, int) or isinstance(seq, bool) or not 1 <= seq <= MAX_SEQ:
+        await runtime.send(client, {"type": "error",
+                                    "message": f"'seq' must be an integer 1..{MAX_SEQ}"})
         return
     t = runtime.table
     changed = False
@@ -595,7 +707,7 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
                 t.verify_sit(target, client.player.id)
                 if t.seats[target].player != client.player.id:
                     runtime.commit({"k": "sit", "seat": target, "player": client.player.id,
-                                    "nickname": client.player.nickname})
+                                    "nickname": client.player.nickname, "seq": seq})
                     changed = True
                 client.seat = target
                 runtime.disconnected_at.pop(target, None)
@@ -604,18 +716,19 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
                 if seat is None:
                     raise TableError("you do not sit at this table")
                 if t.seats[seat].tuoguan:
-                    runtime.commit({"k": "tuoguan", "seat": seat, "on": False})
+                    runtime.commit({"k": "tuoguan", "seat": seat, "on": False, "seq": seq})
                     changed = True
                 t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
             elif kind == "next":
                 if seat is not None:
-                    runtime.next_votes.add(seat)
+                    if t.hand is None or t.hand.ended:  # a vote counts between hands only
+                        runtime.next_votes.add(seat)
                     t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
             elif kind == "leave":
                 if seat is None:
                     raise TableError("you do not sit at this table")
                 if t.hand is not None and not t.hand.ended and t.hand_seat(seat) is not None:
-                    runtime.commit({"k": "escape", "seat": seat})
+                    runtime.commit({"k": "escape", "seat": seat, "seq": seq})
                     runtime.settle_if_needed()
                     changed = True
                 t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
@@ -630,7 +743,8 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
                 if seat is not None:
                     t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
             elif kind == "ping":
-                pass
+                if seat is not None:
+                    t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
             else:
                 raise TableError(f"unknown message type {kind!r}; expected act, sit, "
                                  "takeover, next, leave, resync or ping")

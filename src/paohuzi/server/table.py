@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from paohuzi.actions import Action
+from paohuzi.actions import Action, Discard
 from paohuzi.engine import Hand
 from paohuzi.errors import PaohuziError
 from paohuzi.match import HandSummary, Match
-from paohuzi.players import LEVELS, PLAYER_NAMES, make_player
+from paohuzi.players import LEVELS, PLAYER_NAMES, Player, make_player
 from paohuzi.record import record_of
 from paohuzi.rules import Ruleset
 from paohuzi.solver import waits
@@ -176,10 +178,14 @@ class Table:
         hand_seat = self.hand_seat(match_seat)
         if hand_seat is None:
             raise TableError("you sit this hand out (醒家)")
+        if not self.hand.legal_actions(hand_seat):
+            # said the same way whatever the others are deciding (nothing hidden in it)
+            raise TableError("it is not your decision now")
         try:
             self.hand.verify(hand_seat, action)
         except PaohuziError as exc:
-            raise TableError(str(exc)) from None
+            # the engine names hand seats; the protocol names match seats: drop the number
+            raise TableError(re.sub(r"^seat \d+ ", "", str(exc))) from None
 
     def verify_sit(self, match_seat: int, player_id: int) -> None:
         if not 0 <= match_seat < len(self.seats):
@@ -210,13 +216,16 @@ class Table:
         elif kind == "act":
             assert self.hand is not None
             seat = self.seats[entry["seat"]]
+            action = Action.from_text(entry["action"])
             if entry.get("player") is not None:
-                seat.last_seq = max(seat.last_seq, int(entry.get("seq") or 0))
                 seat.timeouts = 0
-                seat.tuoguan = False
+                if isinstance(action, Discard):
+                    # 托管 ends on the player's own discard (public anyway) or takeover;
+                    # never on a claim answer, which would tell who had an option
+                    seat.tuoguan = False
             hand_seat = self.hand_seat(entry["seat"])
             assert hand_seat is not None
-            self.hand.act(hand_seat, Action.from_text(entry["action"]))
+            self.hand.act(hand_seat, action)
             if self.hand.ended:
                 self._finish()
         elif kind == "timeout":
@@ -233,6 +242,9 @@ class Table:
             self.settled = int(entry["hand"])
         else:
             raise TableError(f"unknown log entry {kind!r}")
+        seat_no = entry.get("seat")
+        if entry.get("seq") and isinstance(seat_no, int) and 0 <= seat_no < len(self.seats):
+            self.seats[seat_no].last_seq = max(self.seats[seat_no].last_seq, int(entry["seq"]))
         self.version += 1
 
     def _finish(self) -> None:
@@ -354,6 +366,14 @@ class Table:
         record["shuffle"] = {"seed": self.seed, "salt": self.salt,
                              "commitment": commitment(self.seed or 0, self.salt)}
         return record
+
+    def computer_player(self, match_seat: int) -> Player:
+        """The computer player for a seat (a computer seat, or one in 托管)."""
+        name = self.computer_name(match_seat)
+        assert self.hand is not None
+        return make_player(name if name in PLAYER_NAMES else "heuristic",
+                           (zlib.crc32(self.code.encode()) + self.hand_no * 7919
+                            + len(self.hand.actions)) & 0xFFFFFF)
 
     def computer_choice(self, match_seat: int) -> Action:
         """What the computer plays for a seat now (a computer seat or one in 托管)."""
