@@ -16,7 +16,7 @@ import os
 import secrets
 import time
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +55,7 @@ CARDS = [{"text": c.text, "ascii": c.ascii, "red": c.is_red, "big": c.is_big, "p
 
 @dataclass(eq=False)
 class Client:
-    """One WebSocket connection. Messages go out through a bounded queue drained by the
-    connection's own writer task: a client that stops reading never holds up a table."""
+    """One WebSocket connection."""
 
     ws: WebSocket
     player: PlayerRecord
@@ -67,41 +66,23 @@ class Client:
     window_count: int = 0
     sent: int = 0  # state messages numbered per connection
     last_hash: str = ""
-    outbox: asyncio.Queue[str | None] = field(
-        default_factory=lambda: asyncio.Queue(maxsize=OUTBOX))
     dropped: bool = False
 
-    def post(self, message: dict[str, Any]) -> None:
+    async def send_now(self, message: dict[str, Any]) -> None:
+        """Send at once; a client that does not take it within SEND_TIMEOUT is cut off."""
         if self.dropped:
             return
         try:
-            self.outbox.put_nowait(json.dumps(message, ensure_ascii=False))
-        except asyncio.QueueFull:  # a client that does not read: cut it off
+            async with asyncio.timeout(SEND_TIMEOUT):
+                await self.ws.send_text(json.dumps(message, ensure_ascii=False))
+        except Exception:
             self.dropped = True
-            with contextlib.suppress(asyncio.QueueEmpty):
-                while True:
-                    self.outbox.get_nowait()
-            self.outbox.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await self.ws.close(code=1013)
 
-    async def writer(self) -> None:
-        while True:
-            text = await self.outbox.get()
-            if text is None:
-                with contextlib.suppress(Exception):
-                    await self.ws.close(code=1013)
-                return
-            try:
-                await asyncio.wait_for(self.ws.send_text(text), SEND_TIMEOUT)
-            except Exception:
-                self.dropped = True
-                with contextlib.suppress(Exception):
-                    await self.ws.close(code=1013)
-                return
-
-
-OUTBOX = 256
-"""Messages waiting for one connection before it is closed as not reading."""
-SEND_TIMEOUT = 10.0
+SEND_TIMEOUT = 2.0
+"""Seconds a connection may take to accept a message before it is cut off: a client that
+stops reading holds a table up once, for this long at most."""
 
 
 class Runtime:
@@ -153,7 +134,7 @@ class Runtime:
     # ---- broadcasting ------------------------------------------------------------
 
     async def send(self, client: Client, message: dict[str, Any]) -> None:
-        client.post(message)
+        await client.send_now(message)
 
     async def send_state(self, client: Client, snapshot: bool = False) -> None:
         t = self.table
@@ -167,11 +148,10 @@ class Runtime:
         client.events_sent = body["events_from"] + len(body["events"])
         body["deadline"] = self.deadline_for(client.seat)
         client.sent += 1
-        client.post({"type": "state", "n": client.sent, **body})
+        await client.send_now({"type": "state", "n": client.sent, **body})
 
     async def broadcast(self) -> None:
-        for c in list(self.clients):
-            await self.send_state(c)
+        await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))
 
     def deadline_for(self, seat: int | None) -> float | None:
         """Seconds left to decide — told only to the seat that must decide."""
@@ -238,14 +218,21 @@ class Runtime:
         seat's answer never moves another's deadline."""
         now = time.monotonic()
         humans = self.pending_humans()
+        changed = False
         for seat in list(self.deadlines):
             if seat not in humans:
                 del self.deadlines[seat]
+                changed = True
         for seat in humans:
             key = self.decision_key(seat)
             if seat not in self.deadlines or self.deadlines[seat][0] != key:
                 self.deadlines[seat] = (key, now + self.table.config.timer)
-        if self.timer_task is not None and not self.timer_task.done():
+                changed = True
+        running = self.timer_task is not None and not self.timer_task.done()
+        if running and not changed:
+            return
+        if running:
+            assert self.timer_task is not None
             self.timer_task.cancel()
         if self.deadlines:
             self.timer_task = self._spawn(self._timer())
@@ -607,7 +594,6 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
         return
     t = runtime.table
     client = Client(ws, rec, t.seat_of_player(rec.id))
-    writer = asyncio.create_task(client.writer())
     runtime.clients.add(client)
     if client.seat is not None:
         runtime.disconnected_at.pop(client.seat, None)
@@ -649,7 +635,6 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
         pass
     finally:
         runtime.clients.discard(client)
-        writer.cancel()
         if client.seat is not None and not any(c.seat == client.seat for c in runtime.clients):
             runtime.disconnected_at[client.seat] = time.monotonic()
 
