@@ -388,3 +388,17 @@ def test_no_decision_error_names_nothing_hidden(srv):
                                "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾"), reply
         await conn.ws.close()
     asyncio.run(go())
+
+
+def test_connections_per_player_are_capped(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0.5, timer=60)
+        conns = [await connect(srv, code, token) for _ in range(3)]
+        ws = await websockets.connect(f"{srv.ws_url(code)}?token={token}")
+        msg = json.loads(await ws.recv())
+        assert msg["type"] == "error" and "too many connections" in msg["message"]
+        await ws.close()
+        for c in conns:
+            await c.ws.close()
+    asyncio.run(go())

@@ -43,6 +43,9 @@ log = logging.getLogger("paohuzi.server")
 MAX_MESSAGE = 4096
 """Largest client message accepted (bytes); larger ones close the connection."""
 RATE_PER_SECOND = 30
+MAX_CONNECTIONS_PER_PLAYER = 3
+"""Connections one player may hold to one room (rate limits are per connection)."""
+MAX_CONNECTIONS_PER_ROOM = 64
 MAX_SEQ = 2**53 - 1
 """Largest sequence number (what a JavaScript client can count to)."""
 STATIC = Path(__file__).parent / "static"
@@ -593,6 +596,11 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
         await ws.close(code=4004 if runtime is None else 4001)
         return
     t = runtime.table
+    mine = sum(1 for c in runtime.clients if c.player.id == rec.id)
+    if mine >= MAX_CONNECTIONS_PER_PLAYER or len(runtime.clients) >= MAX_CONNECTIONS_PER_ROOM:
+        await ws.send_text(json.dumps({"type": "error", "message": "too many connections"}))
+        await ws.close(code=1008)
+        return
     client = Client(ws, rec, t.seat_of_player(rec.id))
     runtime.clients.add(client)
     if client.seat is not None:
