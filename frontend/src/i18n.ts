@@ -82,6 +82,11 @@ const TEXT = {
   language: { zh: "English", en: "中文" },
   seatsTaken: { zh: "等待玩家入座", en: "Waiting for players" },
   sit: { zh: "入座", en: "Sit" },
+  evDeal: { zh: "起牌", en: "dealt" },
+  evDraw: { zh: "摸牌", en: "draws" },
+  evShow: { zh: "翻出", en: "shows" },
+  evDiscard: { zh: "打出", en: "discards" },
+  evPile: { zh: "弃", en: "to the pile:" },
 } as const;
 
 export type Key = keyof typeof TEXT;

@@ -3,7 +3,7 @@
 
 import { TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
-import { t } from "./i18n";
+import { t, type Key } from "./i18n";
 
 const EVENT_WORD: Record<string, string> = {
   ti: "ti",
@@ -12,6 +12,26 @@ const EVENT_WORD: Record<string, string> = {
   pao: "pao",
   no_discard: "noDiscard",
   xianggong: "xianggong",
+};
+
+const EVENT_TEXT: Record<string, Key> = {
+  deal: "evDeal",
+  liangzhang: "liangzhang",
+  draw: "evDraw",
+  show: "evShow",
+  discard: "evDiscard",
+  to_pile: "evPile",
+  ti: "ti",
+  wei: "wei",
+  chouwei: "chouwei",
+  pao: "pao",
+  peng: "peng",
+  chi: "chi",
+  hu: "hu",
+  no_discard: "noDiscard",
+  xianggong: "xianggong",
+  huangzhuang: "huangzhuang",
+  escape: "escape",
 };
 
 interface Ui {
@@ -369,7 +389,8 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   function describe(e: Json, s: Json): string {
     const who = e.seat === undefined ? "" : s.table.seats[s.playing[e.seat]]?.nickname ?? "";
     const cards = e.cards ?? (e.hidden ? "▮".repeat(e.hidden) : "");
-    return `${who} ${e.kind} ${cards}`.trim();
+    const word = EVENT_TEXT[e.kind] ? t(EVENT_TEXT[e.kind]) : e.kind;
+    return `${who} ${word} ${e.kind === "deal" ? "" : cards}`.trim();
   }
 
   render();
