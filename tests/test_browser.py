@@ -98,14 +98,21 @@ def numbers(text: str) -> list[int]:
     return [int(x) for x in re.findall(r"-?\d+", text)]
 
 
-def test_one_person_plays_a_hand_against_two_computers(browser, srv):
-    context = browser.new_context(viewport=DESKTOP)
+def quick_game(browser: Any, srv: Any, viewport: dict[str, int], nickname: str,
+               name: str) -> tuple[Any, Any]:
+    """A new player plays the computer from the lobby, by clicks; the table is shown."""
+    context = browser.new_context(viewport=viewport)
     page = context.new_page()
-    enter(page, srv.base, "小明")
+    enter(page, srv.base, nickname)
     page.select_option("select[name=level]", "easy")
     page.click("[data-name=quick]")
     page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
-    shot(page, "table-desktop")
+    shot(page, name)
+    return context, page
+
+
+def test_one_person_plays_a_hand_against_two_computers(browser, srv):
+    context, page = quick_game(browser, srv, DESKTOP, "小明", "table-desktop")
     # a reload mid-hand, while the table waits for this player, restores the same view
     def table_text() -> list[str]:
         page.wait_for_selector(".hint.your-turn", timeout=30_000)
@@ -246,13 +253,7 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
 
 
 def test_phone_landscape_and_replay_page(browser, srv):
-    context = browser.new_context(viewport=PHONE_LANDSCAPE)
-    page = context.new_page()
-    enter(page, srv.base, "横屏")
-    page.select_option("select[name=level]", "easy")
-    page.click("[data-name=quick]")
-    page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
-    shot(page, "table-phone-landscape")
+    context, page = quick_game(browser, srv, PHONE_LANDSCAPE, "横屏", "table-phone-landscape")
     play_until_settlement([page])
     shot(page, "settlement-phone-landscape")
     token = page.evaluate("localStorage.getItem('paohuzi.token')")
