@@ -19,14 +19,14 @@ needs the other 一 laid down too — impossible here, so that 吃 is refused:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from paohuzi.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards  # noqa: F401
 from paohuzi.errors import PaohuziError
 from paohuzi.groups import Group, GroupKind
 
-__all__ = ["ChiOption", "chi_options", "chi_options_counts", "shapes_with"]
+__all__ = ["ChiOption", "chi_options", "chi_options_counts", "plans_key", "shapes_with"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +134,7 @@ def chi_options_counts(counts: list[int], card: int) -> list[ChiOption]:
     """:func:`chi_options` for a hand given as a 20-entry count vector."""
     if not 0 <= card < 20:
         raise PaohuziError(f"card index must be 0..19, got {card}")
-    relevant = _RELEVANT[card]
-    key = (card, *(counts[c] if counts[c] <= 2 else 0 for c in relevant))
+    key = plans_key(counts, card)
     found = _plans_memo.get(key)
     if found is None:
         found = _chi_options_uncached(counts, card)
@@ -143,8 +142,18 @@ def chi_options_counts(counts: list[int], card: int) -> list[ChiOption]:
     return list(found)
 
 
-_plans_memo: dict[tuple[int, ...], list[ChiOption]] = {}
+_plans_memo: dict[int, list[ChiOption]] = {}
 """Plans depend only on the counts of the cards that share a shape with the eaten card."""
+
+
+def plans_key(hand: Sequence[int], card: int) -> int:
+    """A key the plans of eating ``card`` depend on: the free counts (坎 cards take no
+    part) of every card sharing a shape with it, and the card."""
+    key = 0
+    for c in _RELEVANT[card]:
+        n = hand[c]
+        key = key * 3 + (n if n <= 2 else 0)
+    return key * 20 + card
 
 
 def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
-from paohuzi.chi import _RELEVANT, chi_options_counts
+from paohuzi.chi import chi_options_counts, plans_key
 from paohuzi.deal import Deal
 from paohuzi.errors import PaohuziError
 from paohuzi.groups import Group, GroupKind
@@ -42,8 +42,10 @@ from paohuzi.settlement import (
     split_escape_penalty,
 )
 from paohuzi.solver import (
+    GROWABLE,
     Arrangement,
     best_partial_huxi,
+    bound_from_partial,
     isolated_cards,
     may_complete_with,
     partial_huxi_counts,
@@ -198,22 +200,12 @@ class SeatState:
         return None
 
     def rough_bound(self, card: int) -> int:
-        """An upper bound of the 胡息 of any win on ``card`` (cheap; never below
-        :func:`~paohuzi.solver.huxi_upper_bound`).
-
-        The hand's best partial 胡息 is cached until the hand or table changes; the
-        card can add one scoring sentence only if it is a 1, 2, 3, 7 or 10 (3 small,
-        6 big), and 6 more if it grows a hand 坎 or pair or a table 偎/碰.
-        """
+        """:func:`~paohuzi.solver.bound_from_partial` with the hand's partial 胡息
+        cached until the hand or table changes."""
         if self._bound_version != self.version:
             self._bound_version = self.version
             self._bound = partial_huxi_counts(self.hand, self.melds)
-        bound = self._bound
-        if card % 10 in (0, 1, 2, 6, 9):
-            bound += 6 if card >= 10 else 3
-        if self.hand[card] >= 2 or self.meld_of(card, _GROWABLE) is not None:
-            bound += 6
-        return bound
+        return bound_from_partial(self._bound, self.hand, self.melds, card)
 
     def may_complete_with(self, card: int) -> bool:
         """A necessary condition for ``card`` to complete the hand (cheap, cached).
@@ -236,7 +228,6 @@ class SeatState:
         return self.owned > 20 + max(0, self.pao_ti - 1)
 
 
-_GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
 _DISCARDS = [Discard(card) for card in ALL_CARDS]
 
@@ -716,7 +707,7 @@ class Hand:
 
     def _pao(self, events: list[Event], seat: int, card: Card) -> None:
         st = self.seats[seat]
-        index = st.meld_of(card, _GROWABLE)
+        index = st.meld_of(card, GROWABLE)
         if index is not None:
             st.grow(index, Group.identical(GroupKind.PAO, card))
         else:
@@ -834,18 +825,10 @@ _chi_memo: dict[int, tuple[Chi, ...]] = {}
 def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
     """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised on the
     counts of the cards that share a shape with it."""
-    key = 0
-    for c in _RELEVANT[card]:
-        n = hand[c]
-        key = key * 3 + (n if n <= 2 else 0)
-    key = key * 20 + card
+    key = plans_key(hand, card)
     found = _chi_memo.get(key)
     if found is None:
         found = tuple(Chi(p.eat, p.bi) for p in chi_options_counts(hand, card))
         _chi_memo[key] = found
     return found
 
-
-def actions_from_texts(texts: Sequence[str]) -> list[Action]:
-    """Parse a list of action texts."""
-    return [Action.from_text(t) for t in texts]

@@ -38,6 +38,7 @@ from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.cards import KINDS
 from paohuzi.groups import Group, GroupKind
 from paohuzi.solver import (
+    bound_from_partial,
     huxi_upper_bound,
     isolated_cards,
     may_complete_with,
@@ -47,8 +48,6 @@ from paohuzi.solver import (
 from paohuzi.view import Observation
 
 __all__ = ["HeuristicPlayer", "hand_value"]
-
-_GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
 
 # ---- shape: blocks per size, memoised on packed counts (3 bits a value) ------------
 
@@ -119,11 +118,8 @@ def _waits_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
     for card in range(KINDS):
         if live[card] <= 0 or not may_complete_with(isolated, card):
             continue
-        # cheap bound first: one card adds at most one scoring sentence and one growth
-        bound = partial + (0 if card % 10 not in (0, 1, 2, 6, 9) else 6 if card >= 10 else 3)
-        if hand[card] >= 2 or any(m.cards[0] == card and m.kind in _GROWABLE for m in melds):
-            bound += 6
-        if bound < min_huxi or huxi_upper_bound(hand, melds, card) < min_huxi:
+        if bound_from_partial(partial, hand, melds, card) < min_huxi \
+                or huxi_upper_bound(hand, melds, card) < min_huxi:
             continue
         win = solve_counts(hand, melds, card, "other", min_huxi=min_huxi, trusted=True)
         if win is not None:

@@ -36,6 +36,7 @@ from paohuzi.groups import Group, GroupKind
 from paohuzi.rules import Ruleset
 
 __all__ = [
+    "GROWABLE",
     "MENZI_TO_WIN",
     "PARTNERS",
     "SOURCES",
@@ -44,6 +45,7 @@ __all__ = [
     "Wait",
     "best_huxi",
     "best_partial_huxi",
+    "bound_from_partial",
     "can_hu",
     "huxi_upper_bound",
     "isolated_cards",
@@ -147,7 +149,24 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
     return [(_FREE, None, -1)]
 
 
-_GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
+GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
+"""Table groups one more card turns into a 跑 or 提 (§2, §5)."""
+_GROWABLE = GROWABLE
+
+
+def bound_from_partial(partial: int, hand: Sequence[int], melds: Sequence[Group],
+                       card: int) -> int:
+    """An upper bound of the 胡息 of any win on ``card``, from the hand's best partial
+    胡息 (:func:`partial_huxi_counts`, which callers cache): the card adds at most one
+    scoring sentence (only a 1, 2, 3, 7 or 10: 3 small, 6 big) and at most 6 by growing a
+    hand 坎 or pair or a table 偎/碰. Never below :func:`huxi_upper_bound`.
+    """
+    bound = partial
+    if card % 10 in (0, 1, 2, 6, 9):
+        bound += 6 if card >= 10 else 3
+    if hand[card] >= 2 or any(m.cards[0] == card and m.kind in GROWABLE for m in melds):
+        bound += 6
+    return bound
 
 
 def _best(hand: list[int], melds: Sequence[Group], card: int, source: str, dealer: bool,

@@ -28,7 +28,7 @@ from paohuzi.engine import Hand, HandResult, Phase
 from paohuzi.groups import Group, GroupKind
 from paohuzi.rules import Ruleset
 
-__all__ = ["Observation", "meld_view", "observe", "seat_view", "visible_table_huxi"]
+__all__ = ["Observation", "meld_view", "observe", "seat_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +113,6 @@ def meld_view(meld: Group | None) -> dict[str, Any]:
     if meld is None:
         return {"kind": "wei", "hidden": 3}
     return {"kind": meld.kind.value, "cards": format_cards(meld.cards), "huxi": meld.huxi}
-
-
-def visible_table_huxi(hand: Hand, owner: int, viewer: int | None) -> int:
-    """The 当前得息数 of ``owner`` as far as ``viewer`` can tell (another's 偎 unknown)."""
-    return sum(m.huxi for m in hand.seats[owner].melds
-               if not (m.kind is GroupKind.WEI and viewer != owner))
 
 
 def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation:

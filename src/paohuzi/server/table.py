@@ -27,7 +27,7 @@ from paohuzi.actions import Action, Discard
 from paohuzi.engine import Hand
 from paohuzi.errors import PaohuziError
 from paohuzi.match import HandSummary, Match
-from paohuzi.players import LEVELS, PLAYER_NAMES, Player, make_player
+from paohuzi.players import PLAYER_NAMES, Player, make_player
 from paohuzi.record import record_of
 from paohuzi.rules import Ruleset
 from paohuzi.solver import waits
@@ -375,19 +375,6 @@ class Table:
                            (zlib.crc32(self.code.encode()) + self.hand_no * 7919
                             + len(self.hand.actions)) & 0xFFFFFF)
 
-    def computer_choice(self, match_seat: int) -> Action:
-        """What the computer plays for a seat now (a computer seat or one in 托管)."""
-        assert self.hand is not None
-        hand_seat = self.hand_seat(match_seat)
-        assert hand_seat is not None
-        legal = self.hand.legal_actions(hand_seat)
-        name = self.computer_name(match_seat)
-        player = make_player(name if name in PLAYER_NAMES else "heuristic",
-                             hash((self.code, self.hand_no, len(self.hand.actions))) & 0xFFFFFF)
-        return player.choose(observe(self.hand, hand_seat), legal)
-
-
-LEVEL_NAMES = tuple(LEVELS)
 
 
 def _digest(body: dict[str, Any]) -> str:
