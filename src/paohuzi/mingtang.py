@@ -1,28 +1,60 @@
-"""名堂 (mingtang, scoring patterns), each a small registered class (RULES.md §7.2, §9).
+"""名堂 (mingtang, scoring patterns) as data: one table of rows per scheme (RULES.md §7.2, §9).
 
-A pattern looks at the facts of a won hand (how many red, big and small cards
-the winner owns, whether every 门子 is of identical cards) and gives its 番
-(fan) or 0. Each settlement scheme has its own list of patterns:
+A row is one 名堂: its Chinese name, a pinyin id, a condition over the
+:class:`HandFacts` of a won hand (how many red, big and small cards the winner
+owns, whether every 门子 is of identical cards) and its 番. A combination
+(常德 乌对, 湖南 红对 …) is a row too: it holds when all its parts hold, and
+stands in for them. A scheme's :class:`MingtangTable` is its rows plus how the
+番 of the rows that hold combine, and whether 海底 adds 番:
 
-* ``qq`` (§7.2): the fans of every pattern that applies add up;
-* ``changde`` (§9): its 花样 add up too, except that 乌胡 with 对对胡 is 10;
-* ``hunan`` (§9): exactly one 名堂 applies — the largest multiplier among
-  红胡, 点胡, 红乌, 对对胡, 乌胡 and their 对 combinations.
+* ``qq`` (§7.2): every row that holds counts, the 番 add up; 海底 +1/+2;
+* ``changde`` (§9): the same, with 乌胡 + 对对胡 shown as one 乌对 of 10 (N11);
+* ``hunan`` (§9): exactly one 名堂 — the largest multiplier (N10); no 海底 (N14).
 
 >>> facts = HandFacts(red=10, big=7, small=14, all_identical=False)
 >>> [(m.name, m.fan) for m in find_mingtang("qq", facts)]
 [('假点胡', 3)]
 >>> [(m.name, m.fan) for m in find_mingtang("hunan", HandFacts(0, 9, 12, True))]
 [('乌对', 10)]
+>>> [(m.name, m.fan) for m in find_mingtang("changde", HandFacts(0, 9, 12, True))]
+[('乌对', 10)]
+>>> TABLES["qq"].fan(find_mingtang("qq", facts), haidi=True)
+5
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from enum import StrEnum
+from typing import Literal, Protocol
 
-__all__ = ["REGISTRY", "HandFacts", "Mingtang", "Pattern", "facts_of", "find_mingtang"]
+from paohuzi.cards import ALL_CARDS
+from paohuzi.errors import RulesetError
+from paohuzi.rules import SettlementScheme
+
+__all__ = [
+    "CHANGDE",
+    "HUNAN",
+    "QQ",
+    "TABLES",
+    "AllIdentical",
+    "AllOf",
+    "Combine",
+    "CountAtLeast",
+    "CountIs",
+    "Grows",
+    "HandFacts",
+    "Mingtang",
+    "MingtangRow",
+    "MingtangTable",
+    "combination",
+    "facts_of",
+    "find_mingtang",
+]
+
+CountName = Literal["red", "big", "small"]
+"""A card count of :class:`HandFacts`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,12 +67,100 @@ class HandFacts:
     all_identical: bool
     """对对胡's condition: every 门子 of identical cards (坎/碰/偎/臭偎/跑/提/the pair)."""
 
+    def count(self, name: CountName) -> int:
+        """One of the card counts by name.
 
-def facts_of(cards: Sequence[int], all_identical: bool) -> HandFacts:
-    """The facts of a set of cards (ints 0..19)."""
-    red = sum(1 for c in cards if c % 10 in (1, 6, 9))
-    big = sum(1 for c in cards if c >= 10)
-    return HandFacts(red, big, len(cards) - big, all_identical)
+        >>> HandFacts(red=3, big=8, small=13, all_identical=False).count("big")
+        8
+        """
+        return {"red": self.red, "big": self.big, "small": self.small}[name]
+
+
+def facts_of(cards: Iterable[int], all_identical: bool) -> HandFacts:
+    """The facts of a set of cards (ints 0..19); red and big as :class:`~paohuzi.cards.Card` says.
+
+    >>> from paohuzi.cards import parse_cards
+    >>> facts_of(parse_cards("二七十 贰柒拾 一"), all_identical=False)
+    HandFacts(red=6, big=3, small=4, all_identical=False)
+    """
+    owned = [ALL_CARDS[c] for c in cards]
+    red = sum(1 for c in owned if c.is_red)
+    big = sum(1 for c in owned if c.is_big)
+    return HandFacts(red, big, len(owned) - big, all_identical)
+
+
+# ---- conditions ------------------------------------------------------------------------
+
+class Condition(Protocol):
+    """Whether a 名堂 holds for some hand facts."""
+
+    def __call__(self, facts: HandFacts) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CountIs:
+    """A card count is one of ``values``.
+
+    >>> CountIs("red", (4, 7))(HandFacts(7, 9, 12, False))
+    True
+    """
+
+    count: CountName
+    values: tuple[int, ...]
+
+    def __call__(self, facts: HandFacts) -> bool:
+        return facts.count(self.count) in self.values
+
+
+@dataclass(frozen=True, slots=True)
+class CountAtLeast:
+    """A card count is ``least`` or more.
+
+    >>> CountAtLeast("big", 18)(HandFacts(5, 17, 4, False))
+    False
+    """
+
+    count: CountName
+    least: int
+
+    def __call__(self, facts: HandFacts) -> bool:
+        return facts.count(self.count) >= self.least
+
+
+@dataclass(frozen=True, slots=True)
+class AllIdentical:
+    """Every 门子 of identical cards (对对胡)."""
+
+    def __call__(self, facts: HandFacts) -> bool:
+        return facts.all_identical
+
+
+@dataclass(frozen=True, slots=True)
+class AllOf:
+    """Every one of some conditions holds (a combination's condition)."""
+
+    parts: tuple[Condition, ...]
+
+    def __call__(self, facts: HandFacts) -> bool:
+        return all(part(facts) for part in self.parts)
+
+
+# ---- rows and tables -------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Grows:
+    """番 ``base``, plus 1 per card of ``count`` above ``threshold`` (qq 红乌, 大字胡, 小字胡).
+
+    >>> Grows(4, "red", 13)(HandFacts(15, 9, 12, False))
+    6
+    """
+
+    base: int
+    count: CountName
+    threshold: int
+
+    def __call__(self, facts: HandFacts) -> int:
+        return self.base + facts.count(self.count) - self.threshold
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,199 +171,146 @@ class Mingtang:
     fan: int
 
 
-class Pattern:
-    """One 名堂: ``fan(facts)`` gives its 番 when it applies, else 0."""
-
-    name: ClassVar[str]
-
-    def fan(self, facts: HandFacts) -> int:
-        raise NotImplementedError
-
-
-REGISTRY: dict[str, list[Pattern]] = {"qq": [], "changde": []}
-"""The patterns of each additive scheme, in display order."""
-
-
-def register(*schemes: str) -> Callable[[type[Pattern]], type[Pattern]]:
-    def add(cls: type[Pattern]) -> type[Pattern]:
-        for scheme in schemes:
-            REGISTRY[scheme].append(cls())
-        return cls
-    return add
-
-
-# ---- qq (RULES.md §7.2) --------------------------------------------------------------
-
-@register("qq")
-class HongHu(Pattern):
-    """红胡: 4, 7, 11 or 12 red cards (taken literally from the sources) — 2 番."""
-
-    name = "红胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 2 if facts.red in (4, 7, 11, 12) else 0
-
-
-@register("qq")
-class ZhenDianHu(Pattern):
-    """真点胡: exactly one red card — 4 番."""
-
-    name = "真点胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 4 if facts.red == 1 else 0
-
-
-@register("qq")
-class JiaDianHu(Pattern):
-    """假点胡: exactly ten red cards — 3 番."""
-
-    name = "假点胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 3 if facts.red == 10 else 0
-
-
-@register("qq")
-class HongWu(Pattern):
-    """红乌: 13 or more red — 4 番, plus 1 per red card above 13."""
-
-    name = "红乌"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 4 + facts.red - 13 if facts.red >= 13 else 0
-
-
-@register("qq")
-class WuHu(Pattern):
-    """乌胡: no red card — 5 番."""
-
-    name = "乌胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 5 if facts.red == 0 else 0
-
-
-@register("qq")
-class DuiDuiHu(Pattern):
-    """对对胡: every 门子 of identical cards, no sentence, no 绞 — 5 番."""
-
-    name = "对对胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 5 if facts.all_identical else 0
-
-
-@register("qq")
-class DaZiHu(Pattern):
-    """大字胡: 18 or more big cards — 6 番, plus 1 per big card above 18."""
-
-    name = "大字胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 6 + facts.big - 18 if facts.big >= 18 else 0
-
-
-@register("qq")
-class XiaoZiHu(Pattern):
-    """小字胡: 16 or more small cards — 8 番, plus 1 per small card above 16."""
-
-    name = "小字胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 8 + facts.small - 16 if facts.small >= 16 else 0
-
-
-# ---- changde 花样 (RULES.md §9) ------------------------------------------------------
-
-@register("changde")
-class ChangdeHongHu(Pattern):
-    """红胡 (常德): 10 to 12 red — ×2."""
-
-    name = "红胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 2 if 10 <= facts.red <= 12 else 0
-
-
-@register("changde")
-class ChangdeDianHu(Pattern):
-    """点胡 (常德): exactly one red — ×3."""
-
-    name = "点胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 3 if facts.red == 1 else 0
-
-
-@register("changde")
-class ChangdeHongWu(Pattern):
-    """红乌 (常德): 13 or more red — ×4."""
-
-    name = "红乌"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 4 if facts.red >= 13 else 0
-
-
-@register("changde")
-class ChangdeWuHu(Pattern):
-    """乌胡 (常德): no red — ×5 (with 对对胡 they make one 乌对 of 10)."""
-
-    name = "乌胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 5 if facts.red == 0 else 0
-
-
-@register("changde")
-class ChangdeDuiDuiHu(Pattern):
-    """对对胡 (常德): every 门子 of identical cards — ×4."""
-
-    name = "对对胡"
-
-    def fan(self, facts: HandFacts) -> int:
-        return 4 if facts.all_identical else 0
-
-
-_CHANGDE_WU_DUI = 10
-"""常德: 乌胡 and 对对胡 together count 10 (not 5 + 4)."""
-
-
-# ---- hunan (RULES.md §9): exactly one 名堂 multiplies the 囤 ---------------------------
-
-_HUNAN_TABLE: dict[tuple[str | None, bool], tuple[str, int]] = {
-    ("红胡", False): ("红胡", 2),
-    ("点胡", False): ("点胡", 3),
-    ("红乌", False): ("红乌", 4),
-    ("乌胡", False): ("乌胡", 5),
-    (None, True): ("对对胡", 4),
-    ("点胡", True): ("对对胡", 4),
-    ("红胡", True): ("红对", 6),
-    ("红乌", True): ("红乌对", 8),
-    ("乌胡", True): ("乌对", 10),
-}
-
-
-def _hunan_red_class(red: int) -> str | None:
-    if red == 0:
-        return "乌胡"
-    if red == 1:
-        return "点胡"
-    if 10 <= red <= 12:
-        return "红胡"
-    if red >= 13:
-        return "红乌"
-    return None
-
-
-def find_mingtang(scheme: str, facts: HandFacts) -> list[Mingtang]:
+@dataclass(frozen=True, slots=True)
+class MingtangRow:
+    """One 名堂 of a table.
+
+    Attributes:
+        name: the Chinese name shown in the settlement.
+        pinyin: its id in the table (unique there).
+        holds: the condition over the hand facts.
+        fan: its 番 (a multiplier in changde and hunan), fixed or :class:`Grows`.
+        replaces: pinyin ids of the rows this combination stands in for.
+    """
+
+    name: str
+    pinyin: str
+    holds: Condition
+    fan: int | Grows
+    replaces: tuple[str, ...] = ()
+
+    def fan_for(self, facts: HandFacts) -> int:
+        """Its 番 for these facts (meaningful when it holds)."""
+        return self.fan if isinstance(self.fan, int) else self.fan(facts)
+
+
+def combination(name: str, pinyin: str, fan: int, *parts: MingtangRow) -> MingtangRow:
+    """A row that holds when all ``parts`` hold, and is shown in their place.
+
+    >>> wu = MingtangRow("乌胡", "wuhu", CountIs("red", (0,)), 5)
+    >>> dui = MingtangRow("对对胡", "duiduihu", AllIdentical(), 4)
+    >>> combination("乌对", "wudui", 10, wu, dui).replaces
+    ('wuhu', 'duiduihu')
+    """
+    return MingtangRow(name, pinyin, AllOf(tuple(p.holds for p in parts)), fan,
+                       tuple(p.pinyin for p in parts))
+
+
+class Combine(StrEnum):
+    """How the 番 of the rows that hold make the hand's 番."""
+
+    SUM = "sum"
+    """Every row that holds is listed and their 番 add up (qq, changde)."""
+    BEST = "best"
+    """Exactly one 名堂 applies: the largest 番 (the first row on a tie; hunan)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MingtangTable:
+    """A scheme's 名堂: its rows in display order, how they combine, and 海底.
+
+    With ``haidi``, a 海底 win adds 1 番 to a 平胡 (making 2) and 2 番 to a
+    名堂胡 (§7.2; changde alike, rules-notes N7). Row ids must be unique and a
+    combination's parts rows of the table.
+
+    >>> wu = MingtangRow("乌胡", "wuhu", CountIs("red", (0,)), 5)
+    >>> MingtangTable((wu, wu), Combine.SUM, haidi=False)
+    Traceback (most recent call last):
+    ...
+    paohuzi.errors.RulesetError: 名堂 ids must be unique in a table, got ['wuhu', 'wuhu']
+    """
+
+    rows: tuple[MingtangRow, ...]
+    combine: Combine
+    haidi: bool
+
+    def __post_init__(self) -> None:
+        ids = [row.pinyin for row in self.rows]
+        if len(set(ids)) != len(ids):
+            raise RulesetError(f"名堂 ids must be unique in a table, got {ids}")
+        unknown = {r for row in self.rows for r in row.replaces} - set(ids)
+        if unknown:
+            raise RulesetError(f"combination parts not in the table: {sorted(unknown)}")
+
+    def find(self, facts: HandFacts) -> list[Mingtang]:
+        """The 名堂 that apply to a won hand, in row order (empty for 平胡)."""
+        holding = [row for row in self.rows if row.holds(facts)]
+        replaced = {r for row in holding for r in row.replaces}
+        found = [Mingtang(row.name, row.fan_for(facts))
+                 for row in holding if row.pinyin not in replaced]
+        if self.combine is Combine.BEST and found:
+            return [max(found, key=lambda m: m.fan)]
+        return found
+
+    def fan(self, found: Sequence[Mingtang], *, haidi: bool) -> int:
+        """The hand's 番 from the 名堂 found: their sum, 1 for 平胡, 海底 added."""
+        total = sum(m.fan for m in found)
+        if haidi and self.haidi:
+            return (total or 1) + (2 if total else 1)
+        return total or 1
+
+
+# ---- the schemes' tables (RULES.md §7.2, §9) ------------------------------------------
+
+def _red(*values: int) -> CountIs:
+    return CountIs("red", values)
+
+
+_HONGWU = MingtangRow("红乌", "hongwu", CountAtLeast("red", 13), 4)
+_WUHU = MingtangRow("乌胡", "wuhu", _red(0), 5)
+_DUIDUIHU = MingtangRow("对对胡", "duiduihu", AllIdentical(), 4)
+_HONGHU_10_12 = MingtangRow("红胡", "honghu", _red(10, 11, 12), 2)
+
+QQ = MingtangTable(
+    rows=(
+        MingtangRow("红胡", "honghu", _red(4, 7, 11, 12), 2),
+        MingtangRow("真点胡", "zhendianhu", _red(1), 4),
+        MingtangRow("假点胡", "jiadianhu", _red(10), 3),
+        MingtangRow("红乌", "hongwu", CountAtLeast("red", 13), Grows(4, "red", 13)),
+        _WUHU,
+        MingtangRow("对对胡", "duiduihu", AllIdentical(), 5),
+        MingtangRow("大字胡", "dazihu", CountAtLeast("big", 18), Grows(6, "big", 18)),
+        MingtangRow("小字胡", "xiaozihu", CountAtLeast("small", 16), Grows(8, "small", 16)),
+    ),
+    combine=Combine.SUM,
+    haidi=True,
+)
+"""§7.2: every 名堂 that applies adds its 番; the 红胡 counts taken literally."""
+
+_DIANHU = MingtangRow("点胡", "dianhu", _red(1), 3)
+
+CHANGDE = MingtangTable(
+    rows=(_HONGHU_10_12, _DIANHU, _HONGWU, _WUHU, _DUIDUIHU,
+          combination("乌对", "wudui", 10, _WUHU, _DUIDUIHU)),
+    combine=Combine.SUM,
+    haidi=True,
+)
+"""§9 常德 花样 (半花样): they add up, except 乌胡 with 对对胡 is one 乌对 of 10 (N11)."""
+
+HUNAN = MingtangTable(
+    rows=(_HONGHU_10_12, _DIANHU, _HONGWU, _DUIDUIHU, _WUHU,
+          combination("红对", "hongdui", 6, _HONGHU_10_12, _DUIDUIHU),
+          combination("红乌对", "hongwudui", 8, _HONGWU, _DUIDUIHU),
+          combination("乌对", "wudui", 10, _WUHU, _DUIDUIHU)),
+    combine=Combine.BEST,
+    haidi=False,
+)
+"""§9 湖南: one 名堂 multiplies the 囤, the largest that applies (N10); no 海底 (N14)."""
+
+TABLES: Mapping[SettlementScheme, MingtangTable] = {"qq": QQ, "changde": CHANGDE, "hunan": HUNAN}
+"""Each settlement scheme's 名堂 table."""
+
+
+def find_mingtang(scheme: SettlementScheme, facts: HandFacts) -> list[Mingtang]:
     """The 名堂 that apply to a won hand under a settlement scheme (empty for 平胡)."""
-    if scheme == "hunan":
-        found = _HUNAN_TABLE.get((_hunan_red_class(facts.red), facts.all_identical))
-        return [Mingtang(*found)] if found else []
-    found_list = [Mingtang(p.name, f) for p in REGISTRY[scheme] if (f := p.fan(facts))]
-    if scheme == "changde" and {m.name for m in found_list} >= {"乌胡", "对对胡"}:
-        found_list = [m for m in found_list if m.name not in ("乌胡", "对对胡")]
-        found_list.append(Mingtang("乌对", _CHANGDE_WU_DUI))
-    return found_list
+    return TABLES[scheme].find(facts)

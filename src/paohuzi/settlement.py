@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paohuzi.mingtang import Mingtang, facts_of, find_mingtang
+from paohuzi.mingtang import TABLES, Mingtang, facts_of
 from paohuzi.rules import Ruleset
 from paohuzi.solver import Arrangement
 
@@ -76,33 +76,21 @@ class Settlement:
         return self.winner_points * self.multiplier
 
 
-def _haidi_fan(fan_sum: int) -> int:
-    """海底: +1 番 to a 平胡 (making 2), +2 to a 名堂胡 (§7.2; changde alike, rules-notes)."""
-    return 1 if fan_sum == 0 else 2
-
-
 def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
     """Settle a won hand under ``rules`` (its scheme, base score and multiplier)."""
     h = win.huxi
-    facts = facts_of(win.cards, win.all_identical)
-    mingtang = tuple(find_mingtang(rules.settlement, facts))
-    fan_sum = sum(m.fan for m in mingtang)
+    table = TABLES[rules.settlement]
+    mingtang = tuple(table.find(facts_of(win.cards, win.all_identical)))
+    fan = table.fan(mingtang, haidi=ctx.haidi)
     if rules.settlement == "qq":
         # §7.1: x = (h - 12) // 3; 天胡 doubles the 胡息; 自摸 adds 1.
         di = ((2 * h if ctx.tianhu else h) - 12) // 3
-        fan = fan_sum or 1
-        if ctx.haidi:
-            fan = (fan_sum or 1) + _haidi_fan(fan_sum)
     elif rules.settlement == "changde":
-        # §9: 等 = 1 + (h - 15) // 3, 花样 番 add up, 海底 as in qq.
+        # §9: 等 = 1 + (h - 15) // 3.
         di = 1 + (h - 15) // 3
-        fan = fan_sum or 1
-        if ctx.haidi:
-            fan = (fan_sum or 1) + _haidi_fan(fan_sum)
     else:
-        # §9 hunan: 囤 = 1 + (h - 15) // 3 with 自摸's 胡息 added; one 名堂 multiplies.
+        # §9 hunan: 囤 = 1 + (h - 15) // 3 with 自摸's 胡息 added.
         di = 1 + (h + (rules.zimo_huxi if ctx.zimo else 0) - 15) // 3
-        fan = fan_sum or 1
     if ctx.zimo:
         di += rules.zimo_di
     each = di * fan * rules.base
