@@ -262,7 +262,8 @@ def test_spectator_sees_no_hand_and_unknown_token_is_refused(srv):
 def test_leaving_mid_hand_pays_the_escape_penalty(srv):
     async def go() -> None:
         _pid, token = srv.player()
-        code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600,
+                         multiplier=5)
         conn = await connect(srv, code, token)
         await conn.to_act()
         seq = await conn.send({"type": "leave"})
@@ -277,6 +278,8 @@ def test_leaving_mid_hand_pays_the_escape_penalty(srv):
         assert sum(result["points"]) == 0
         me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
         assert me["player"]["points"] == result["points"][hand_seat]
+        assert me["player"]["beans"] == 5 * result["points"][hand_seat] == \
+            result["beans"][hand_seat]
         assert me["games"] and me["games"][0]["reason"] == "escape"
         await conn.ws.close()
     asyncio.run(go())
