@@ -173,8 +173,12 @@ def test_heuristic_beats_random_clearly():
 
 def test_levels_are_documented_and_buildable():
     assert set(LEVELS) == {"easy", "normal", "hard"}
+    hand = Hand.from_seed(5, Ruleset())
+    seat = hand.pending_seats()[0]
+    legal = hand.legal_actions(seat)
+    assert len(legal) > 1
     for name in PLAYER_NAMES:
-        assert make_player(name, 1) is not None
+        assert make_player(name, 1).choose(observe(hand, seat), legal) in legal, name
     with pytest.raises(ValueError, match="unknown player"):
         make_player("oracle", 1)
     assert isinstance(make_player("random", 1), RandomPlayer)
