@@ -22,8 +22,35 @@ def test_random_games_keep_every_invariant(preset):
 
 
 def test_hunan_with_xingjia_keeps_every_invariant():
-    stats = run(200, Ruleset.preset("hunan", xingjia=True), seed=9)
+    """The harness invariants (cards conserved, illegal actions refused, no leaks, replay)
+    hold with a 醒家, and every hand pays him by the rule (§9 hunan, rules-notes N12):
+    on a win each of the 2 losers pays him one unit d on top of the settlement, on a
+    drawn hand the dealer pays him d, and nobody else pays anything."""
+    rules = Ruleset.preset("hunan", xingjia=True, base=5, multiplier=3)
+    d = rules.base
+    stats = HarnessStats()
+    for i in range(200):
+        hand = play_checked(9 * 100_003 + i, rules, stats, dealer=i)
+        result = hand.result
+        assert result is not None
+        if result.reason in ("hu", "tianhu"):
+            s, winner = result.settlement, result.winner
+            assert s is not None and winner is not None
+            assert result.xingjia_points == 2 * d
+            expected = [s.loser_points - d] * 3
+            expected[winner] = s.winner_points
+            assert s.winner_points == -2 * s.loser_points
+        else:
+            assert result.reason == "huangzhuang"
+            assert result.xingjia_points == d
+            expected = [0, 0, 0]
+            expected[hand.dealer] = -d
+        assert list(result.points) == expected
+        assert list(result.beans) == [3 * p for p in expected]
+        assert hand.card_total() == 80
     assert stats.games == 200
+    assert stats.reasons.get("hu", 0) > 0 and stats.reasons.get("huangzhuang", 0) > 0
+    assert stats.illegal_refused > 200 and stats.leak_checks > 0
 
 
 def test_same_seed_same_game():

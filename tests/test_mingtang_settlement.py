@@ -15,10 +15,17 @@ from paohuzi.groups import Group, GroupKind
 from paohuzi.mingtang import HandFacts, find_mingtang
 from paohuzi.rules import Ruleset
 from paohuzi.settlement import (
+    Huangzhuang,
+    SettlementError,
+    Taopao,
     WinContext,
+    Won,
+    beans_of,
     escape_penalty,
+    payout,
     settle,
     split_escape_penalty,
+    win_context,
 )
 from paohuzi.solver import Arrangement, solve, solve_tianhu
 
@@ -583,3 +590,110 @@ def test_split_escape_penalty(penalty, expected):
     """§7.4: the two others gain half each; the first in turn takes the odd point."""
     assert split_escape_penalty(penalty, 2) == expected
     assert sum(split_escape_penalty(penalty, 2)) == penalty
+
+
+# ---------------------------------------------------------------- §6.3 / §6.4 win_context
+
+
+@pytest.mark.parametrize(
+    ("source", "dealer", "last", "zimo", "haidi", "tianhu"),
+    [
+        ("self", False, False, True, False, False),  # §6.3: own draw (偎胡/提胡 too)
+        ("self", True, True, True, True, False),  # own draw, the wall's last card
+        ("other", False, False, False, False, False),  # another seat's shown draw
+        ("other", True, True, False, True, False),  # dealer or not: not 自摸; 海底 still
+        ("liangzhang", True, False, True, False, True),  # §6.4: the dealer's 天胡 is 自摸
+        ("liangzhang", False, False, False, False, True),  # a non-dealer's is not
+        ("tianhu", False, False, True, False, True),  # mandatory 天胡: always 自摸
+        ("tianhu", True, True, True, False, True),  # ... and never 海底 (no card)
+    ],
+)
+def test_win_context(source, dealer, last, zimo, haidi, tianhu):
+    """§6.3, §6.4 [decision]: 自摸 for one's own draw, every dealer 天胡 and every
+    mandatory 天胡; 海底 for the wall's last card; 天胡 for the 亮张 and the deal."""
+    assert win_context(source, dealer=dealer, last=last) == WinContext(zimo, haidi, tianhu)
+
+
+def test_win_context_rejects_an_unknown_source():
+    """A discard can never be won (§6.1): it is no win source."""
+    with pytest.raises(SettlementError, match="unknown win source 'discard'"):
+        win_context("discard")
+
+
+# ---------------------------------------------------------------- §7.3–§7.5, §9 payout
+
+
+def test_payout_of_a_win_without_xingjia():
+    """§7.3: qq example hand, each loser −18, the winner +36; §7.5 beans ×5."""
+    rules = Ruleset.preset("qq", multiplier=5)
+    s = settle(win(EXAMPLE, "拾"), WinContext(), rules)
+    p = payout(Won(2, s), rules)
+    assert p.points == (-18, -18, 36)
+    assert p.beans == (-90, -90, 180)
+    assert (p.xingjia_points, p.xingjia_beans) == (0, 0)
+
+
+@pytest.mark.parametrize("base", [3, 7])
+def test_payout_of_a_win_pays_the_xingjia_one_unit_per_loser(base):
+    """§9 hunan, N12: 囤 2, 红胡 ×2: each loser pays the winner 4d and the 醒家 d;
+    the 醒家 gets 2d; beans ×2."""
+    rules = Ruleset.preset("hunan", xingjia=True, base=base, multiplier=2)
+    s = settle(win(EXAMPLE, "拾"), WinContext(), rules)
+    p = payout(Won(0, s), rules)
+    assert p.points == (8 * base, -5 * base, -5 * base)
+    assert p.xingjia_points == 2 * base
+    assert p.beans == (16 * base, -10 * base, -10 * base)
+    assert p.xingjia_beans == 4 * base
+    assert sum(p.points) + p.xingjia_points == 0
+
+
+def test_payout_of_a_two_player_win():
+    """N13: the one loser pays the winner exactly what the winner gets."""
+    rules = Ruleset.preset("two-player")
+    p = payout(Won(1, settle(win(DAZI, "捌"), WinContext(), rules)), rules)
+    assert p.points == (-54, 54)
+
+
+@pytest.mark.parametrize(("xingjia", "expected", "to_xingjia"),
+                         [(False, (0, 0, 0), 0), (True, (0, -3, 0), 3)])
+def test_payout_of_a_drawn_hand(xingjia, expected, to_xingjia):
+    """§7.3: a drawn hand pays nothing; N12: with a 醒家 the dealer (here seat 1) pays
+    him d = 3."""
+    rules = Ruleset.preset("hunan", xingjia=xingjia, multiplier=4)
+    p = payout(Huangzhuang(dealer=1), rules)
+    assert p.points == expected
+    assert (p.xingjia_points, p.xingjia_beans) == (to_xingjia, 4 * to_xingjia)
+    assert p.beans == tuple(4 * x for x in expected)
+
+
+@pytest.mark.parametrize(
+    ("leaver", "others_huxi", "expected"),
+    [
+        (0, 30, (-42, 21, 21)),  # (6 + 8)·3 = 42, halves
+        (2, 15, (14, 13, -27)),  # (1 + 8)·3 = 27; his 下家 (seat 0) takes the odd point
+        (1, 15, (13, -27, 14)),  # 下家 of seat 1 is seat 2
+    ],
+)
+def test_payout_of_an_escape(leaver, others_huxi, expected):
+    """§7.4: the leaver pays the penalty, the others share it in turn order from his
+    下家; the 醒家 gets nothing from an escape."""
+    for rules in (QQ, Ruleset.preset("hunan", xingjia=True)):
+        p = payout(Taopao(leaver, others_huxi), rules)
+        assert p.points == expected
+        assert p.xingjia_points == 0
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [Huangzhuang(3), Huangzhuang(-1), Taopao(3, 20), Won(5, settle(win(EXAMPLE, "拾"),
+                                                                    WinContext(), QQ))],
+)
+def test_payout_rejects_a_seat_out_of_range(outcome):
+    with pytest.raises(SettlementError, match="there is no seat"):
+        payout(outcome, QQ)
+
+
+@pytest.mark.parametrize(("points", "multiplier", "beans"), [(-18, 5, -90), (36, 1, 36), (0, 9, 0)])
+def test_beans_are_points_times_the_multiplier(points, multiplier, beans):
+    """§7.5."""
+    assert beans_of(points, Ruleset.preset("qq", multiplier=multiplier)) == beans

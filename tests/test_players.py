@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import random
+import re
 
 import pytest
 
@@ -46,12 +47,29 @@ def test_heuristic_only_chooses_legal_actions(preset):
 
 
 def test_search_and_levels_only_choose_legal_actions():
+    """Every level, built by :func:`make_player` exactly as the game builds it, plays a
+    whole hand choosing only legal actions."""
     decisions = 0
     for i, names in enumerate((["search", "easy", "random"], ["hard", "normal", "heuristic"])):
-        players = [make_player(n, i) if n not in ("search", "hard", "normal")
-                   else SearchPlayer(i, samples=2, candidates=2) for n in names]
+        players = [make_player(n, i) for n in names]
         decisions += play_with(Hand.from_seed(300 + i, Ruleset()), players)
     assert decisions > 20
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_levels_are_built_as_described(level):
+    """:data:`LEVELS` describes each level; the player built for it matches the words."""
+    player = make_player(level, 1)
+    words = LEVELS[level]
+    if level == "easy":
+        percent = int(re.search(r"(\d+)% of its decisions taken at random", words)[1])
+        assert type(player) is HeuristicPlayer and player.noise == percent / 100
+    else:
+        samples, candidates = map(int, re.search(r"(\d+) determinisations x (\d+) candidates",
+                                                 words).groups())
+        assert isinstance(player, SearchPlayer)
+        assert (player.samples, player.candidates) == (samples, candidates)
+        assert player.time_limit is None
 
 
 def test_same_seed_same_choices():
@@ -155,8 +173,12 @@ def test_heuristic_beats_random_clearly():
 
 def test_levels_are_documented_and_buildable():
     assert set(LEVELS) == {"easy", "normal", "hard"}
+    hand = Hand.from_seed(5, Ruleset())
+    seat = hand.pending_seats()[0]
+    legal = hand.legal_actions(seat)
+    assert len(legal) > 1
     for name in PLAYER_NAMES:
-        assert make_player(name, 1) is not None
+        assert make_player(name, 1).choose(observe(hand, seat), legal) in legal, name
     with pytest.raises(ValueError, match="unknown player"):
         make_player("oracle", 1)
     assert isinstance(make_player("random", 1), RandomPlayer)

@@ -123,7 +123,7 @@ def test_sequence_numbers_are_applied_at_most_once(srv):
 def test_illegal_and_out_of_turn_actions_are_refused_unchanged(srv):
     async def go() -> None:
         pid, token = srv.player()
-        code = srv.quick(token, level="heuristic", bot_delay=0.3, timer=30)
+        code = srv.quick(token, level="heuristic", bot_delay=1.0, timer=30)
         conn = await connect(srv, code, token)
         state = await conn.to_act()
 
@@ -143,16 +143,23 @@ def test_illegal_and_out_of_turn_actions_are_refused_unchanged(srv):
         snap = await conn.snapshot()
         assert mine() == logged  # nothing of ours was applied
         assert snap["view"]["hand"] == hand and snap["view"]["legal_actions"] == legal
-        # out of turn: act again after answering, before it is our turn
-        seq = await conn.send({"type": "act", "action": legal[0]})
-        await conn.until(lambda m: m.get("seq") == seq)
-        logged = mine()
-        snap = await conn.snapshot()
-        if not snap["view"].get("to_act"):
+        # out of turn: act while the hand waits for a bot (answering ours until it does)
+        refused = None
+        for _ in range(20):
+            snap = await conn.snapshot()
+            view = snap["view"]
+            assert not view.get("result"), "the hand ended before the out-of-turn check"
+            if view.get("to_act"):
+                seq = await conn.send({"type": "act", "action": view["legal_actions"][-1]})
+                await conn.until(lambda m, s=seq: m.get("seq") == s)
+                continue
+            logged = mine()
             seq = await conn.send({"type": "act", "action": "pass"})
-            err = await conn.until(lambda m, s=seq: m.get("seq") == s)
-            assert err["type"] == "error"
-            assert mine() == logged
+            refused = await conn.until(lambda m, s=seq: m.get("seq") == s)
+            assert mine() == logged  # nothing of ours was applied
+            break
+        assert refused is not None, "never found a moment when the bots were to act"
+        assert refused["type"] == "error" and "not your decision" in refused["message"], refused
         await conn.ws.close()
     asyncio.run(go())
 
@@ -262,7 +269,8 @@ def test_spectator_sees_no_hand_and_unknown_token_is_refused(srv):
 def test_leaving_mid_hand_pays_the_escape_penalty(srv):
     async def go() -> None:
         _pid, token = srv.player()
-        code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600,
+                         multiplier=5)
         conn = await connect(srv, code, token)
         await conn.to_act()
         seq = await conn.send({"type": "leave"})
@@ -277,6 +285,8 @@ def test_leaving_mid_hand_pays_the_escape_penalty(srv):
         assert sum(result["points"]) == 0
         me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
         assert me["player"]["points"] == result["points"][hand_seat]
+        assert me["player"]["beans"] == 5 * result["points"][hand_seat] == \
+            result["beans"][hand_seat]
         assert me["games"] and me["games"][0]["reason"] == "escape"
         await conn.ws.close()
     asyncio.run(go())

@@ -18,7 +18,15 @@ from paohuzi.errors import (
 from paohuzi.groups import Group, GroupKind
 from paohuzi.mingtang import Mingtang
 from paohuzi.rules import PRESETS, Ruleset
-from paohuzi.settlement import Settlement, WinContext, escape_penalty, settle
+from paohuzi.settlement import (
+    Payout,
+    Settlement,
+    WinContext,
+    escape_penalty,
+    payout,
+    settle,
+    win_context,
+)
 from paohuzi.solver import (
     Arrangement,
     Wait,
@@ -45,6 +53,7 @@ __all__ = [
     "MeldError",
     "Mingtang",
     "PaohuziError",
+    "Payout",
     "Ruleset",
     "RulesetError",
     "Settlement",
@@ -57,9 +66,11 @@ __all__ = [
     "escape_penalty",
     "format_cards",
     "parse_cards",
+    "payout",
     "settle",
     "solve",
     "solve_tianhu",
     "tianhu_kind",
     "waits",
+    "win_context",
 ]

@@ -12,12 +12,13 @@ Each decision has one validation path: :meth:`Hand.verify` raises
 :meth:`Hand.legal_actions` lists exactly the actions ``verify`` accepts.
 
 >>> from paohuzi.rules import Ruleset
->>> hand = Hand.from_seed(11, Ruleset())
->>> while not hand.ended:
+>>> hand = Hand.from_seed(3, Ruleset())
+>>> while not hand.ended:  # every seat takes its first legal action (胡 comes first)
 ...     seat = hand.pending_seats()[0]
-...     _ = hand.act(seat, hand.legal_actions(seat)[-1])
->>> hand.result.reason in ("hu", "tianhu", "huangzhuang")
-True
+...     _ = hand.act(seat, hand.legal_actions(seat)[0])
+>>> r = hand.result
+>>> r.reason, r.winner, r.source, r.points, hand.card_total()
+('hu', 2, 'self', (-9, -9, 18), 80)
 """
 
 from __future__ import annotations
@@ -35,11 +36,14 @@ from paohuzi.errors import PaohuziError
 from paohuzi.groups import Group, GroupKind
 from paohuzi.rules import Ruleset
 from paohuzi.settlement import (
+    Huangzhuang,
     Settlement,
+    Taopao,
     WinContext,
-    escape_penalty,
+    Won,
+    payout,
     settle,
-    split_escape_penalty,
+    win_context,
 )
 from paohuzi.solver import (
     GROWABLE,
@@ -405,8 +409,7 @@ class Hand:
             if tianhu_kind(cards) is not None:
                 arrangement = solve_tianhu(cards)
                 assert arrangement is not None
-                self._win(events, seat, None, "tianhu", arrangement,
-                          WinContext(zimo=True, tianhu=True))
+                self._win(events, seat, None, "tianhu", arrangement, win_context("tianhu"))
                 return
         # §3.4 optional 亮张胡.
         options: dict[int, list[Action]] = {}
@@ -736,39 +739,29 @@ class Hand:
         self._emit(events, Event("chi", seat, cards, detail=chi.text))
 
     def _win_on_claim(self, events: list[Event], claim: Claim, winner: int) -> None:
-        arrangement = claim.wins[winner]
         if claim.context == "liangzhang":
-            dealer = winner == self.dealer
-            ctx = WinContext(zimo=dealer, tianhu=True)  # §6.4 [decision]
             source = "liangzhang"
         else:
             own = claim.context == "own" or winner == claim.source
-            ctx = WinContext(zimo=own, haidi=claim.last)
             source = "self" if own else "other"
-        self._win(events, winner, claim.card, source, arrangement, ctx)
+        ctx = win_context(source, dealer=winner == self.dealer, last=claim.last)
+        self._win(events, winner, claim.card, source, claim.wins[winner], ctx)
 
     def _win(self, events: list[Event], winner: int, card: Card | None, source: str,
              arrangement: Arrangement, ctx: WinContext) -> None:
         s = settle(arrangement, ctx, self.rules)
-        points = [s.loser_points - s.xingjia_points] * self.players
-        points[winner] = s.winner_points
-        xingjia = s.xingjia_points * (self.players - 1)
+        paid = payout(Won(winner, s), self.rules)
         self.result = HandResult(
-            reason="tianhu" if source == "tianhu" else "hu", winner=winner, card=card,
-            source=source, arrangement=arrangement, settlement=s, points=tuple(points),
-            beans=tuple(p * self.rules.multiplier for p in points), xingjia_points=xingjia)
+            "tianhu" if source == "tianhu" else "hu", winner=winner, card=card,
+            source=source, arrangement=arrangement, settlement=s, points=paid.points,
+            beans=paid.beans, xingjia_points=paid.xingjia_points)
         self._emit(events, Event("hu", winner, tuple(arrangement.cards), detail=str(arrangement)))
         self._finish()
 
     def _end_drawn(self, events: list[Event]) -> None:
-        points = [0] * self.players
-        xingjia = 0
-        if self.rules.xingjia:  # a drawn hand: the dealer pays the 醒家 (rules-notes N12)
-            points[self.dealer] = -self.rules.base
-            xingjia = self.rules.base
-        self.result = HandResult("huangzhuang", points=tuple(points),
-                                 beans=tuple(p * self.rules.multiplier for p in points),
-                                 xingjia_points=xingjia)
+        paid = payout(Huangzhuang(self.dealer), self.rules)
+        self.result = HandResult("huangzhuang", points=paid.points, beans=paid.beans,
+                                 xingjia_points=paid.xingjia_points)
         self._finish()
 
     def _finish(self) -> None:
@@ -781,17 +774,11 @@ class Hand:
             raise IllegalActionError("the hand has ended")
         if not 0 <= seat < self.players:
             raise IllegalActionError(f"there is no seat {seat!r}")
-        others = [s for s in self.order_from(seat) if s != seat]
-        h = sum(best_partial_huxi(self.seats[s].hand_cards, self.seats[s].melds)
-                for s in others)
-        penalty = escape_penalty(h, self.rules)
-        points = [0] * self.players
-        points[seat] = -penalty
-        for s, share in zip(others, split_escape_penalty(penalty, len(others)), strict=True):
-            points[s] = share
-        self.result = HandResult("escape", points=tuple(points),
-                                 beans=tuple(p * self.rules.multiplier for p in points),
-                                 leaver=seat)
+        h = sum(best_partial_huxi(st.hand_cards, st.melds)
+                for s, st in enumerate(self.seats) if s != seat)
+        paid = payout(Taopao(seat, h), self.rules)
+        self.result = HandResult("escape", points=paid.points, beans=paid.beans,
+                                 xingjia_points=paid.xingjia_points, leaver=seat)
         events: list[Event] = []
         self._emit(events, Event("escape", seat, detail=f"H={h}"))
         self._finish()

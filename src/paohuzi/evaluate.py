@@ -23,7 +23,7 @@ from paohuzi.cards import Card, counts_of, format_cards, parse_cards, validate_c
 from paohuzi.errors import PaohuziError
 from paohuzi.groups import Group, GroupKind, is_jiao
 from paohuzi.rules import Ruleset
-from paohuzi.settlement import WinContext, settle
+from paohuzi.settlement import Won, payout, settle, win_context
 from paohuzi.solver import Arrangement, owned_card_count_ok, solve, solve_tianhu
 
 __all__ = ["MELD_KINDS", "QuestionError", "evaluate", "parse_meld"]
@@ -152,7 +152,7 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
         win = solve_tianhu(dealt, melds)
         if win is None:
             return {"hu": False, "reason": "no mandatory 天胡: needs 3 提, or 5 提 and 坎 together"}
-        ctx = WinContext(zimo=True, haidi=False, tianhu=True)
+        ctx = win_context("tianhu")
     else:
         assert card is not None
         if not owned_card_count_ok(n_owned, pao_ti):
@@ -168,9 +168,7 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
         if win.huxi < rules.min_huxi:
             return {"hu": False, "huxi": win.huxi,
                     "reason": f"{win.huxi} 胡息 is below the {rules.min_huxi} needed to win"}
-        is_tianhu = source == "liangzhang"
-        zimo = source == "self" or (is_tianhu and dealer)
-        ctx = WinContext(zimo=zimo, haidi=last, tianhu=is_tianhu)
+        ctx = win_context(source, dealer=dealer, last=last)
     s = settle(win, ctx, rules)
     answer: dict[str, Any] = {
         "hu": True,
@@ -189,6 +187,7 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
     if win.leftover:
         answer["leftover"] = format_cards(win.leftover)
     if rules.xingjia:
-        answer["points"]["xingjia"] = s.xingjia_points * (rules.players - 1)
-        answer["beans"]["xingjia"] = s.xingjia_points * (rules.players - 1) * rules.multiplier
+        paid = payout(Won(0, s), rules)
+        answer["points"]["xingjia"] = paid.xingjia_points
+        answer["beans"]["xingjia"] = paid.xingjia_beans
     return answer

@@ -30,6 +30,7 @@ from paohuzi.engine import Hand, HandResult
 from paohuzi.errors import PaohuziError
 from paohuzi.record import record_of
 from paohuzi.rules import Ruleset
+from paohuzi.settlement import beans_of
 
 __all__ = ["HandSummary", "Match"]
 
@@ -114,7 +115,7 @@ class Match:
             points[self.xingjia] = result.xingjia_points
         for seat in range(self.n_seats):
             self.points[seat] += points[seat]
-            self.beans[seat] += points[seat] * self.rules.multiplier
+            self.beans[seat] += beans_of(points[seat], self.rules)
         summary = HandSummary(len(self.history) + 1, self.dealer, self.xingjia, self._players,
                               result, tuple(points), record_of(hand))
         self.history.append(summary)

@@ -5,10 +5,10 @@ a player sees only :func:`paohuzi.view.seat_view` and the legal actions.
 
 >>> from paohuzi.engine import Hand
 >>> from paohuzi.rules import Ruleset
->>> hand = Hand.from_seed(1, Ruleset())
->>> play_hand(hand, [RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)]).reason in (
-...     "hu", "tianhu", "huangzhuang")
-True
+>>> hand = Hand.from_seed(16, Ruleset())
+>>> r = play_hand(hand, [RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)])
+>>> r.reason, r.winner, r.source, r.points
+('hu', 1, 'self', (-18, 36, -18))
 """
 
 from __future__ import annotations

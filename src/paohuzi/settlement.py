@@ -1,4 +1,9 @@
-"""Settlement (积分计算, RULES.md §7 and §9): 底, 番, points and beans of a won hand.
+"""Settlement (积分计算, RULES.md §6.3, §6.4, §7 and §9): what an ended hand pays.
+
+:func:`win_context` says how a hand was won (自摸, 海底, 天胡); :func:`settle` gives a
+won hand's 底, 番 and 名堂; :func:`payout` gives every seat's points, the 醒家's
+share and their beans for a win, a drawn hand (荒庄) or an escape (逃跑). Beans are
+worked out here only (:func:`beans_of`).
 
 >>> from paohuzi.cards import parse_cards, Card
 >>> from paohuzi.rules import Ruleset
@@ -13,18 +18,39 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeAlias
 
+from paohuzi.errors import PaohuziError
 from paohuzi.mingtang import TABLES, Mingtang, facts_of
 from paohuzi.rules import Ruleset
 from paohuzi.solver import Arrangement
 
 __all__ = [
+    "WIN_SOURCES",
+    "Huangzhuang",
+    "Outcome",
+    "Payout",
     "Settlement",
+    "SettlementError",
+    "Taopao",
     "WinContext",
+    "Won",
+    "beans_of",
     "escape_penalty",
+    "payout",
     "settle",
     "split_escape_penalty",
+    "win_context",
 ]
+
+
+class SettlementError(PaohuziError):
+    """A hand outcome that cannot be settled: an unknown win source or a seat out of range."""
+
+
+WIN_SOURCES = ("self", "other", "liangzhang", "tianhu")
+"""Where a winning card came from: the winner's own draw (偎胡/提胡 included), another
+seat's shown draw, the 亮张 (§3.4), or none at all (a mandatory 天胡, §6.4)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +67,55 @@ class WinContext:
     zimo: bool = False
     haidi: bool = False
     tianhu: bool = False
+
+
+def win_context(source: str, *, dealer: bool = False, last: bool = False) -> WinContext:
+    """How a hand won from ``source`` (one of :data:`WIN_SOURCES`) counts (§6.3, §6.4).
+
+    ``dealer``: the winner is the dealer; ``last``: the winning card was the wall's last.
+    自摸 is a win on one's own draw, every 天胡 of the dealer and every mandatory 天胡
+    (§6.4 [decision]); a mandatory 天胡 has no winning card, so no 海底.
+
+    >>> win_context("self", last=True)
+    WinContext(zimo=True, haidi=True, tianhu=False)
+    >>> win_context("liangzhang", dealer=False)
+    WinContext(zimo=False, haidi=False, tianhu=True)
+    >>> win_context("liangzhang", dealer=True) == WinContext(zimo=True, tianhu=True)
+    True
+    >>> win_context("tianhu", last=True)
+    WinContext(zimo=True, haidi=False, tianhu=True)
+    >>> win_context("discard")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    paohuzi.settlement.SettlementError: unknown win source 'discard'; expected one of ...
+    """
+    if source == "tianhu":
+        return WinContext(zimo=True, tianhu=True)
+    if source not in WIN_SOURCES:
+        raise SettlementError(f"unknown win source {source!r}; expected one of "
+                              f"{', '.join(WIN_SOURCES)}")
+    tianhu = source == "liangzhang"
+    return WinContext(zimo=source == "self" or (tianhu and dealer), haidi=last, tianhu=tianhu)
+
+
+def beans_of(points: int, rules: Ruleset) -> int:
+    """Beans (欢乐豆) for ``points``: points × the room's multiplier (§7.5).
+
+    >>> beans_of(-18, Ruleset(multiplier=5))
+    -90
+    """
+    return _beans(points, rules.multiplier)
+
+
+def _beans(points: int, multiplier: int) -> int:
+    """§7.5: the one place points become beans."""
+    return points * multiplier
+
+
+def _xingjia_unit(rules: Ruleset) -> int:
+    """What one payer gives the 醒家 (§9 hunan, rules-notes N12): one base score ``d``;
+    0 without a 醒家."""
+    return rules.base if rules.xingjia else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +144,11 @@ class Settlement:
 
     @property
     def loser_beans(self) -> int:
-        return self.loser_points * self.multiplier
+        return _beans(self.loser_points, self.multiplier)
 
     @property
     def winner_beans(self) -> int:
-        return self.winner_points * self.multiplier
+        return _beans(self.winner_points, self.multiplier)
 
 
 def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
@@ -105,7 +180,7 @@ def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
         tianhu=ctx.tianhu,
         loser_points=-each,
         winner_points=each * losers,
-        xingjia_points=rules.base if rules.xingjia else 0,
+        xingjia_points=_xingjia_unit(rules),
         multiplier=rules.multiplier,
     )
 
@@ -131,3 +206,105 @@ def split_escape_penalty(penalty: int, receivers: int) -> list[int]:
     """
     share, odd = divmod(penalty, receivers)
     return [share + (1 if i < odd else 0) for i in range(receivers)]
+
+
+# ---- the payout of an ended hand ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Won:
+    """A won hand: hand seat ``winner`` and the :func:`settle` of his arrangement."""
+
+    winner: int
+    settlement: Settlement
+
+
+@dataclass(frozen=True, slots=True)
+class Huangzhuang:
+    """A drawn hand (荒庄, §4.6) dealt by hand seat ``dealer``."""
+
+    dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class Taopao:
+    """逃跑 (§7.4): hand seat ``leaver`` left mid-hand; ``others_huxi`` is H, the table
+    胡息 plus the best hand 胡息 of the other seats."""
+
+    leaver: int
+    others_huxi: int
+
+
+Outcome: TypeAlias = Won | Huangzhuang | Taopao
+"""How a hand ended, as far as paying goes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Payout:
+    """What an ended hand pays, by hand seat.
+
+    ``points[i]`` is what seat ``i`` wins (negative: pays), the 醒家 units included;
+    ``xingjia_points`` what the 醒家 (hunan's 4th seat, who sits the hand out) gets
+    in all. Everything adds up to zero. Beans are points × the room's multiplier.
+    """
+
+    points: tuple[int, ...]
+    xingjia_points: int
+    multiplier: int
+
+    @property
+    def beans(self) -> tuple[int, ...]:
+        return tuple(_beans(p, self.multiplier) for p in self.points)
+
+    @property
+    def xingjia_beans(self) -> int:
+        return _beans(self.xingjia_points, self.multiplier)
+
+
+def payout(outcome: Outcome, rules: Ruleset) -> Payout:
+    """Points per seat, the 醒家's share and beans of an ended hand (§7.3–§7.5, §9).
+
+    * A win: each loser pays the settlement's ``loser_points`` and, with a 醒家,
+      one unit ``d`` to him; the winner gets ``winner_points``.
+    * A drawn hand pays nothing, except that the dealer pays the 醒家 ``d``
+      (rules-notes N12).
+    * An escape: the leaver pays :func:`escape_penalty`, shared by the others in
+      turn order from his 下家 (:func:`split_escape_penalty`); the 醒家 gets nothing.
+
+    >>> hunan = Ruleset.preset("hunan", xingjia=True, multiplier=2)
+    >>> p = payout(Huangzhuang(dealer=1), hunan)
+    >>> p.points, p.xingjia_points, p.beans, p.xingjia_beans
+    ((0, -3, 0), 3, (0, -6, 0), 6)
+    >>> payout(Taopao(leaver=1, others_huxi=30), Ruleset()).points
+    (21, -42, 21)
+    >>> payout(Huangzhuang(dealer=3), Ruleset())
+    Traceback (most recent call last):
+    ...
+    paohuzi.settlement.SettlementError: dealer: there is no seat 3 (3 players)
+    """
+    players = rules.players
+    points = [0] * players
+    xingjia = 0
+    if isinstance(outcome, Won):
+        _check_seat(outcome.winner, "winner", players)
+        s = outcome.settlement
+        points = [s.loser_points - s.xingjia_points] * players
+        points[outcome.winner] = s.winner_points
+        xingjia = s.xingjia_points * (players - 1)
+    elif isinstance(outcome, Huangzhuang):
+        _check_seat(outcome.dealer, "dealer", players)
+        xingjia = _xingjia_unit(rules)
+        points[outcome.dealer] = -xingjia
+    else:
+        _check_seat(outcome.leaver, "leaver", players)
+        penalty = escape_penalty(outcome.others_huxi, rules)
+        others = [(outcome.leaver + i) % players for i in range(1, players)]
+        points[outcome.leaver] = -penalty
+        for seat, share in zip(others, split_escape_penalty(penalty, len(others)), strict=True):
+            points[seat] = share
+    return Payout(tuple(points), xingjia, rules.multiplier)
+
+
+def _check_seat(seat: int, what: str, players: int) -> None:
+    if not 0 <= seat < players:
+        raise SettlementError(f"{what}: there is no seat {seat} ({players} players)")

@@ -34,6 +34,7 @@ from paohuzi.server.levels import level_of
 from paohuzi.server.replays import replay_pages
 from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage
 from paohuzi.server.table import RoomConfig, Table, TableError
+from paohuzi.settlement import beans_of
 from paohuzi.view import observe
 
 __all__ = ["Server", "create_app"]
@@ -409,7 +410,7 @@ class Server:
             won = summary.result.winner is not None and \
                 summary.players[summary.result.winner] == seat
             mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))
-            self.storage.update_player(pid, points, points * table.config.ruleset.multiplier,
+            self.storage.update_player(pid, points, beans_of(points, table.config.ruleset),
                                        won, mu, sigma)
 
 
