@@ -66,15 +66,15 @@ class ReplayCache:
         self._pending[key] = future
         try:
             body = await asyncio.to_thread(_render, record)
+            future.set_result(body)
         except Exception as exc:
             future.set_exception(exc)
             future.exception()  # retrieved: no "never retrieved" warning if nobody waits
             raise
         finally:
             self._pending.pop(key, None)
-            if not future.done():  # cancelled: the others waiting ask again
+            if not future.done():  # cancelled: the others waiting see it cancelled too
                 future.cancel()
-        future.set_result(body)
         self._pages[key] = body
         while len(self._pages) > self.size:
             self._pages.popitem(last=False)
