@@ -389,3 +389,18 @@ def test_idle_rooms_expire_and_are_not_replayed(tmp_path):
         assert fresh not in srv.server.runtimes
         storage_rows = srv.server.storage.rooms()
     assert storage_rows == []
+
+
+def test_a_refused_body_closes_the_connection(srv):
+    """After a 413 the server stops reading: the rest of a huge body is not taken in."""
+    head = (b"POST /api/players HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+    chunk = b"100000\r\n" + b" " * 0x100000 + b"\r\n"  # 1 MiB chunks
+    sent = 0
+    with socket.create_connection(("127.0.0.1", srv.port)) as sock:
+        sock.sendall(head)
+        sock.settimeout(5)
+        with contextlib.suppress(OSError):
+            while sent < 64 * 2**20:
+                sock.sendall(chunk)
+                sent += 2**20
+    assert sent < 64 * 2**20  # cut off long before 64 MiB

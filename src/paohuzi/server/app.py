@@ -546,7 +546,9 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         return rec
 
     def error(status: int, message: str) -> JSONResponse:
-        return JSONResponse({"error": message}, status_code=status)
+        # a body refused unread (413, 408) leaves the connection useless: close it
+        headers = {"connection": "close"} if status in (408, 413) else None
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
 
     def too_many(what: str) -> JSONResponse:
         return error(429, f"too many {what} in a short time: wait a little and try again")
