@@ -404,3 +404,19 @@ def test_a_refused_body_closes_the_connection(srv):
                 sock.sendall(chunk)
                 sent += 2**20
     assert sent < 64 * 2**20  # cut off long before 64 MiB
+
+
+def test_a_stored_room_with_stakes_now_refused_is_ended_at_start(tmp_path):
+    """A room stored before stakes were bounded (base 10**9) does not come back."""
+    from paohuzi.rules import Ruleset
+    from paohuzi.server.storage import SQLiteStorage
+
+    db = str(tmp_path / "old.db")
+    storage = SQLiteStorage(db)
+    rules = Ruleset(base=10**9).to_dict()
+    storage.create_room("farm-room", {"rules": rules, "seats": ["human", "normal", "normal"]})
+    storage.close()
+    with live_server(db) as srv:
+        assert "farm-room" not in srv.server.runtimes
+        assert httpx.get(f"{srv.base}/api/rooms/farm-room").status_code == 404
+        assert srv.server.storage.rooms() == []
