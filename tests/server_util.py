@@ -14,6 +14,8 @@ import httpx
 import uvicorn
 
 from paohuzi.server.app import create_app
+from paohuzi.server.limits import Limits
+from paohuzi.server.transport import uvicorn_config
 
 
 def free_port() -> int:
@@ -23,12 +25,12 @@ def free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, database: str) -> None:
+    def __init__(self, database: str, limits: Limits | None = None) -> None:
         self.port = free_port()
-        self.app = create_app(database=database)
+        self.app = create_app(database=database, limits=limits)
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_base = f"ws://127.0.0.1:{self.port}"
-        self._server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
+        self._server = uvicorn.Server(uvicorn_config(self.app, "127.0.0.1", self.port, limits,
                                                      log_level="warning"))
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
@@ -70,8 +72,8 @@ class LiveServer:
 
 
 @contextlib.contextmanager
-def live_server(database: str) -> Iterator[LiveServer]:
-    server = LiveServer(database)
+def live_server(database: str, limits: Limits | None = None) -> Iterator[LiveServer]:
+    server = LiveServer(database, limits)
     server.start()
     try:
         yield server

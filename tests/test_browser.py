@@ -127,7 +127,8 @@ def test_one_person_plays_a_hand_against_two_computers(browser, srv):
     shot(page, "settlement-desktop")
     token = page.evaluate("localStorage.getItem('paohuzi.token')")
     me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
-    record = httpx.get(f"{srv.base}/api/games/{me['games'][0]['id']}").json()
+    record = httpx.get(f"{srv.base}/api/games/{me['games'][0]['id']}",
+                       headers={"authorization": f"Bearer {token}"}).json()
     result = record["result"]
     panel = page.inner_text(".settlement")
     if result["reason"] in ("hu", "tianhu"):

@@ -21,7 +21,7 @@ export interface Player {
 }
 
 export interface GameSummary {
-  id: number;
+  id: string; // 22 URL-safe characters (docs/protocol.md)
   room: string;
   finished: number;
   reason: string;

@@ -54,8 +54,8 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
 
   const preset = el("select", { name: "preset" }) as HTMLSelectElement;
   for (const name of ["qq", "changde", "hunan", "two-player"]) preset.append(el("option", { value: name }, name));
-  const base = el("input", { name: "base", type: "number", value: "3", min: "1" }) as HTMLInputElement;
-  const mult = el("input", { name: "multiplier", type: "number", value: "1", min: "1" }) as HTMLInputElement;
+  const base = el("input", { name: "base", type: "number", value: "3", min: "1", max: "100" }) as HTMLInputElement;
+  const mult = el("input", { name: "multiplier", type: "number", value: "1", min: "1", max: "1000" }) as HTMLInputElement;
   const timer = el("input", { name: "timer", type: "number", value: "20", min: "3" }) as HTMLInputElement;
   const seatSelects = [0, 1, 2].map((i) => {
     const s = el("select", { name: `seat${i}` }) as HTMLSelectElement;
@@ -100,7 +100,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
   const games = el("ul", { class: "games" });
   if (!data.games.length) games.append(el("li", {}, t("noGames")));
   for (const g of data.games) {
-    games.append(el("li", {}, el("a", { href: `#/replay/${g.id}` }, `#${g.id} ${g.reason} ${g.points?.join(" / ") ?? ""}`)));
+    games.append(el("li", {}, el("a", { href: `#/replay/${g.id}` }, `#${g.id.slice(0, 6)} ${g.reason} ${g.points?.join(" / ") ?? ""}`)));
   }
   root.append(el("section", { class: "card-panel" }, el("h3", {}, t("pastGames")), games));
 }

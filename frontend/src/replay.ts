@@ -11,7 +11,7 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
     root.replaceChildren();
     const lang = el("button", { class: "btn btn-lang", "data-name": "lang" }, t("language"));
     lang.addEventListener("click", rerenderAll);
-    root.append(el("nav", { class: "topbar" }, el("a", { href: "#/", class: "link" }, t("lobby")), el("span", {}, `${t("replay")} #${id}`), lang));
+    root.append(el("nav", { class: "topbar" }, el("a", { href: "#/", class: "link" }, t("lobby")), el("span", {}, `${t("replay")} #${id.slice(0, 6)}`), lang));
     const steps: Json[] = data.steps;
     step = Math.max(0, Math.min(step, steps.length - 1));
     const current = steps[step];

@@ -61,6 +61,8 @@ class Ruleset:
     escape_bonus: int = 8
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise RulesetError(f"name must be text, got {type(self.name).__name__}")
         if self.players not in (2, 3):
             raise RulesetError(f"players must be 2 or 3, got {self.players!r}")
         if self.xingjia and self.players != 3:
@@ -128,9 +130,10 @@ class Ruleset:
         if isinstance(data, dict):
             options = dict(data)
             preset = options.pop("preset", None)
+            name = options.get("name")
             if preset is None:
-                preset = options.get("name") if options.get("name") in PRESETS else "qq"
-            if preset not in PRESETS:
+                preset = name if isinstance(name, str) and name in PRESETS else "qq"
+            if not isinstance(preset, str) or preset not in PRESETS:
                 raise RulesetError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
             return cls.from_dict({**PRESETS[preset], "name": preset, **options})
         raise RulesetError(f"rules must be a preset name or an object, got {type(data).__name__}")

@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import secrets
 import time
 from contextlib import asynccontextmanager
@@ -30,9 +31,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from paohuzi.actions import Action, ActionTextError
 from paohuzi.cards import ALL_CARDS
 from paohuzi.errors import PaohuziError
+from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_body
 from paohuzi.server.levels import level_of
-from paohuzi.server.replays import replay_pages
-from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage
+from paohuzi.server.limits import Limits, RateLimiter
+from paohuzi.server.replays import ReplayCache
+from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage, StoredGame
 from paohuzi.server.table import RoomConfig, Table, TableError
 from paohuzi.settlement import beans_of
 from paohuzi.view import observe
@@ -46,9 +49,13 @@ MAX_MESSAGE = 4096
 RATE_PER_SECOND = 30
 MAX_CONNECTIONS_PER_PLAYER = 3
 """Connections one player may hold to one room (rate limits are per connection)."""
-MAX_CONNECTIONS_PER_ROOM = 64
 MAX_SEQ = 2**53 - 1
 """Largest sequence number (what a JavaScript client can count to)."""
+MAX_SEQ_STEP = 2**20
+"""How far above a seat's last applied ``seq`` a message may jump: a huge ``seq`` would
+otherwise leave no number above it, and the seat could never act again."""
+TOUCH_EVERY = 60.0
+"""Seconds between notes of a room's activity in storage (for idle expiry)."""
 STATIC = Path(__file__).parent / "static"
 """The built browser game (from frontend/, built by `npm run build`)."""
 CARDS = [{"text": c.text, "ascii": c.ascii, "red": c.is_red, "big": c.is_big, "point": c.point}
@@ -104,6 +111,8 @@ class Runtime:
         self.grace_used: set[tuple[int, int]] = set()
         self.next_votes: set[int] = set()
         self.deadlines: dict[int, tuple[tuple[Any, ...], float]] = {}
+        self.last_active = time.time()
+        self._touched = 0.0
 
     # ---- logging and applying ----------------------------------------------------
 
@@ -122,6 +131,23 @@ class Runtime:
                 raise TableError("that action is not legal now")
         self.server.storage.append_log(t.code, entry)
         t.apply(entry)
+        self.note_activity()
+
+    def note_activity(self) -> None:
+        """The room is in use: noted in memory, and in storage once a minute."""
+        self.last_active = time.time()
+        if self.last_active - self._touched >= TOUCH_EVERY:
+            self._touched = self.last_active
+            self.server.storage.touch_room(self.table.code, self.last_active)
+
+    def idle_for(self, now: float) -> float:
+        """Seconds since anything happened, 0 while a person is connected."""
+        return 0.0 if self.clients else now - self.last_active
+
+    def stop(self) -> None:
+        for task in (self.timer_task, self.bot_task, self.next_task):
+            if task is not None:
+                task.cancel()
 
     def settle_if_needed(self) -> None:
         """Side effects of a finished hand, once: game record, player totals, rating."""
@@ -349,14 +375,34 @@ class Runtime:
 class Server:
     """The game server: storage, live tables, ratings."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, limits: Limits | None = None) -> None:
         self.storage = storage
+        self.limits = limits or Limits()
         self.runtimes: dict[str, Runtime] = {}
+        self.replays = ReplayCache()
+        self.limiters: dict[str, RateLimiter | None] = {
+            name: self.limits.limiter(name) for name in (
+                "players_per_address", "rooms_per_account", "rooms_per_address",
+                "connections_per_account", "connections_per_address")}
+
+    def allow(self, name: str, key: str) -> bool:
+        """Whether the rate limit ``name`` lets ``key`` (an account, an address) go on."""
+        limiter = self.limiters[name]
+        return limiter is None or limiter.allow(key)
 
     def restore(self) -> int:
-        """Rebuild every table from its log (after a restart); returns how many."""
+        """Rebuild every open table from its log (after a restart); returns how many.
+        Rooms idle too long are ended first and not replayed."""
+        for code in self.storage.idle_rooms(time.time() - self.idle_seconds):
+            self.storage.end_room(code)
         for code, config in self.storage.rooms():
-            table = Table(code, RoomConfig.from_json(config))
+            try:
+                room_config = RoomConfig.from_json(config)
+            except TableError as exc:  # options no longer accepted (e.g. huge stakes)
+                log.error("room %s: options refused (%s); room ended", code, exc)
+                self.storage.end_room(code)
+                continue
+            table = Table(code, room_config)
             for i, entry in enumerate(self.storage.load_log(code)):
                 try:
                     table.apply(entry)
@@ -365,6 +411,37 @@ class Server:
                               type(exc).__name__)
             self.runtimes[code] = Runtime(self, table)
         return len(self.runtimes)
+
+    @property
+    def idle_seconds(self) -> float:
+        return self.limits.room_idle_hours * 3600.0
+
+    async def expire_idle_rooms(self) -> list[str]:
+        """End the rooms with nobody connected and no action for ``room_idle_hours``."""
+        now = time.time()
+        ended = []
+        for code, runtime in list(self.runtimes.items()):
+            if runtime.idle_for(now) < self.idle_seconds:
+                continue
+            async with runtime.lock:
+                if runtime.idle_for(time.time()) < self.idle_seconds:
+                    continue
+                runtime.stop()
+                self.storage.end_room(code)
+                del self.runtimes[code]
+                ended.append(code)
+        return ended
+
+    async def sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.limits.sweep_seconds)
+            try:
+                ended = await self.expire_idle_rooms()
+            except Exception as exc:  # pragma: no cover - the sweeper must go on
+                log.error("idle room sweep failed (%s)", type(exc).__name__)
+                continue
+            if ended:
+                log.info("%d idle room(s) ended", len(ended))
 
     def create_room(self, options: dict[str, Any]) -> Table:
         config = RoomConfig.from_json(options)
@@ -375,7 +452,10 @@ class Server:
         return table
 
     def rate(self, table: Table, summary: Any) -> None:
-        """Player totals and OpenSkill ratings after a hand."""
+        """Player totals and OpenSkill ratings after a hand — from standard-stake rooms
+        only: raised stakes must not buy levels (docs/protocol.md)."""
+        if not table.config.standard_stakes:
+            return
         humans = [(i, table.seats[i].player) for i in summary.players
                   if table.seats[i].kind == "human" and table.seats[i].player is not None]
         ratings: dict[int, tuple[float, float]] = {}
@@ -416,17 +496,29 @@ class Server:
 
 # ---- HTTP ------------------------------------------------------------------------
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_MESSAGE:
-        raise TableError("request body too large")
-    try:
-        data = json.loads(raw or b"{}")
-    except json.JSONDecodeError as exc:
-        raise TableError(f"malformed JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise TableError("expected a JSON object")
-    return data
+async def _json_body(request: Request, limits: Limits) -> dict[str, Any]:
+    """The JSON object of a request, its body capped before it is read."""
+    return parse_json(await read_body(request, limits.max_body, limits.body_timeout))
+
+
+def _address(request: Request | WebSocket) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
+_PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+"""What a public game id looks like (storage.new_public_id)."""
+
+
+def _quick_options(data: dict[str, Any]) -> dict[str, Any]:
+    """The room options of a quick room: one person against two computers."""
+    level = data.get("level", "normal")
+    if not isinstance(level, str):
+        raise BadInput("level must be a computer player's name, e.g. 'normal'")
+    options: dict[str, Any] = {"rules": data.get("rules", "qq"), "seats": ["human", level, level]}
+    for key in ("timer", "bot_delay", "next_delay", "base", "multiplier"):
+        if key in data:
+            options[key] = data[key]
+    return options
 
 
 def _player_json(rec: PlayerRecord) -> dict[str, Any]:
@@ -435,28 +527,41 @@ def _player_json(rec: PlayerRecord) -> dict[str, Any]:
     return data
 
 
-def create_app(storage: Storage | None = None, database: str | Path | None = None) -> Starlette:
-    """The ASGI app (``storage`` given, or SQLite at ``database``)."""
+def create_app(storage: Storage | None = None, database: str | Path | None = None,
+               limits: Limits | None = None) -> Starlette:
+    """The ASGI app (``storage`` given, or SQLite at ``database``); ``limits`` bounds
+    request bodies, rates, spectators and idle rooms (:class:`Limits` by default)."""
     if storage is None:
         storage = SQLiteStorage(database or ":memory:")
-    server = Server(storage)
+    server = Server(storage, limits)
+    bounds = server.limits
+
+    def player_of(request: Request) -> PlayerRecord | None:
+        token = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        return server.storage.player_by_token(token) if token else None
 
     def authed(request: Request) -> PlayerRecord:
-        token = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        rec = server.storage.player_by_token(token) if token else None
+        rec = player_of(request)
         if rec is None:
             raise PermissionError("unknown or missing player token")
         return rec
 
     def error(status: int, message: str) -> JSONResponse:
-        return JSONResponse({"error": message}, status_code=status)
+        # a body refused unread (413, 408) leaves the connection useless: close it
+        headers = {"connection": "close"} if status in (408, 413) else None
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+    def too_many(what: str) -> JSONResponse:
+        return error(429, f"too many {what} in a short time: wait a little and try again")
 
     async def new_player(request: Request) -> Response:
+        if not server.allow("players_per_address", _address(request)):
+            return too_many("new players from your address")
         try:
-            data = await _json_body(request)
-        except TableError as exc:
-            return error(400, str(exc))
-        nickname = str(data.get("nickname", "")).strip()[:24] or "玩家"
+            data = await _json_body(request, bounds)
+            nickname = clean_nickname(data.get("nickname"))
+        except BadInput as exc:
+            return error(exc.status, str(exc))
         rec, token = server.storage.create_player(nickname)
         return JSONResponse({"player": _player_json(rec), "token": token})
 
@@ -468,37 +573,37 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         return JSONResponse({"player": _player_json(rec),
                              "games": server.storage.games_of(rec.id)})
 
-    async def create_room(request: Request) -> Response:
-        try:
-            authed(request)
-            data = await _json_body(request)
-            table = server.create_room(data)
-        except PermissionError as exc:
-            return error(401, str(exc))
-        except TableError as exc:
-            return error(400, str(exc))
-        return JSONResponse({"code": table.code, "config": table.config.to_json()})
-
-    async def quick_room(request: Request) -> Response:
-        """A room against two computer players, in one click."""
+    async def new_room(request: Request, quick: bool) -> Response:
         try:
             rec = authed(request)
-            data = await _json_body(request)
-            level = str(data.get("level", "normal"))
-            options = {"rules": data.get("rules", "qq"), "seats": ["human", level, level]}
-            for key in ("timer", "bot_delay", "next_delay", "base", "multiplier"):
-                if key in data:
-                    options[key] = data[key]
-            table = server.create_room(options)
         except PermissionError as exc:
             return error(401, str(exc))
+        if not server.allow("rooms_per_account", str(rec.id)):
+            return too_many("rooms created by your account")
+        if not server.allow("rooms_per_address", _address(request)):
+            return too_many("rooms created from your address")
+        try:
+            data = await _json_body(request, bounds)
+            options = _quick_options(data) if quick else data
+            table = server.create_room(options)
+        except BadInput as exc:
+            return error(exc.status, str(exc))
         except TableError as exc:
             return error(400, str(exc))
+        if not quick:
+            return JSONResponse({"code": table.code, "config": table.config.to_json()})
         runtime = server.runtimes[table.code]
         async with runtime.lock:
             runtime.commit({"k": "sit", "seat": 0, "player": rec.id, "nickname": rec.nickname})
             runtime.schedule()
         return JSONResponse({"code": table.code, "config": table.config.to_json(), "seat": 0})
+
+    async def create_room(request: Request) -> Response:
+        return await new_room(request, quick=False)
+
+    async def quick_room(request: Request) -> Response:
+        """A room against two computer players, in one click."""
+        return await new_room(request, quick=True)
 
     async def room_info(request: Request) -> Response:
         code = request.path_params["code"]
@@ -511,20 +616,29 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
                                         "taken": s.player is not None} for s in t.seats],
                              "hand_no": t.hand_no})
 
-    def stored_game(request: Request) -> dict[str, Any] | JSONResponse:
-        """The finished game a request names, or the error response."""
-        try:
-            game_id = int(request.path_params["game_id"])
-        except ValueError:
-            return error(400, "game id must be a number")
-        if not 1 <= game_id < 2**63:
-            return error(404, f"no game {game_id}")
-        record = server.storage.game(game_id)
-        return error(404, f"no game {game_id}") if record is None else record
+    def readable_game(request: Request) -> tuple[str, StoredGame, bool] | JSONResponse:
+        """The game a request names if the requester may read it (its players always;
+        anyone with its id once its room has ended), with whether he played it."""
+        game_id = request.path_params["game_id"]
+        found = server.storage.game_by_public_id(game_id) if _PUBLIC_ID.fullmatch(game_id) \
+            else None
+        if found is None:
+            return error(404, f"no game {game_id[:40]!r}")
+        rec = player_of(request)
+        played = rec is not None and rec.id in found.players
+        if not played and not found.room_ended:
+            return error(403, "a game is readable only by its players until its room ends")
+        return game_id, found, played
 
     async def game(request: Request) -> Response:
-        found = stored_game(request)
-        return found if isinstance(found, JSONResponse) else JSONResponse(found)
+        found = readable_game(request)
+        if isinstance(found, JSONResponse):
+            return found
+        _, stored, played = found
+        record = stored.record
+        if not played:  # the room code is for the people who played there
+            record = {k: v for k, v in record.items() if k != "room"}
+        return JSONResponse(record)
 
     async def index(request: Request) -> Response:
         page = STATIC / "index.html"
@@ -536,9 +650,14 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         return JSONResponse(CARDS)
 
     async def game_steps(request: Request) -> Response:
-        """A finished game, step by step, every hand visible (for the replay page)."""
-        found = stored_game(request)
-        return found if isinstance(found, JSONResponse) else JSONResponse(replay_pages(found))
+        """A finished game, step by step, every hand visible (for the replay page):
+        computed off the event loop, once per game (records never change)."""
+        found = readable_game(request)
+        if isinstance(found, JSONResponse):
+            return found
+        game_id, stored, _ = found
+        body = await server.replays.get(game_id, stored.record)
+        return Response(body, media_type="application/json")
 
     async def debug_hash(request: Request) -> Response:
         runtime = server.runtimes.get(request.path_params["code"])
@@ -556,11 +675,11 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             runtime.schedule()
         if restored:
             log.info("restored %d table(s)", restored)
+        sweeper = asyncio.create_task(server.sweep())
         yield
+        sweeper.cancel()
         for runtime in server.runtimes.values():
-            for task in (runtime.timer_task, runtime.bot_task, runtime.next_task):
-                if task is not None:
-                    task.cancel()
+            runtime.stop()
 
     routes = [
         Route("/", index),
@@ -589,18 +708,27 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
     code = ws.path_params["code"]
     token = ws.query_params.get("token", "")
     await ws.accept()
+
+    async def refuse(message: str, close_code: int) -> None:
+        await ws.send_text(json.dumps({"type": "error", "message": message}))
+        await ws.close(code=close_code)
+
+    if not server.allow("connections_per_address", _address(ws)):
+        await refuse("too many connections from your address: slow down", 1008)
+        return
     runtime = server.runtimes.get(code)
     rec = server.storage.player_by_token(token) if token else None
     if runtime is None or rec is None:
-        await ws.send_text(json.dumps({"type": "error", "message":
-                                       "unknown room" if runtime is None else "unknown token"}))
-        await ws.close(code=4004 if runtime is None else 4001)
+        await refuse("unknown room" if runtime is None else "unknown token",
+                     4004 if runtime is None else 4001)
+        return
+    if not server.allow("connections_per_account", str(rec.id)):
+        await refuse("too many connections by your account: slow down", 1008)
         return
     t = runtime.table
-    mine = sum(1 for c in runtime.clients if c.player.id == rec.id)
-    if mine >= MAX_CONNECTIONS_PER_PLAYER or len(runtime.clients) >= MAX_CONNECTIONS_PER_ROOM:
-        await ws.send_text(json.dumps({"type": "error", "message": "too many connections"}))
-        await ws.close(code=1008)
+    refused = _connection_refused(runtime, rec, server.limits.max_spectators)
+    if refused is not None:
+        await refuse(refused, 1008)
         return
     client = Client(ws, rec, t.seat_of_player(rec.id))
     runtime.clients.add(client)
@@ -618,21 +746,21 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
             frame = await ws.receive()
             if frame["type"] == "websocket.disconnect":
                 break
-            raw = frame.get("text")
-            if raw is None:
-                await runtime.send(client, {"type": "error",
-                                            "message": "send JSON text, not binary frames"})
-                continue
-            if len(raw.encode()) > MAX_MESSAGE:
-                await runtime.send(client, {"type": "error", "message": "message too large"})
-                await ws.close(code=1009)
-                break
-            now = time.monotonic()
+            now = time.monotonic()  # every frame counts toward the rate, binary ones too
             if now - client.window_start >= 1.0:
                 client.window_start, client.window_count = now, 0
             client.window_count += 1
             if client.window_count > 3 * RATE_PER_SECOND:
                 await ws.close(code=1008)
+                break
+            raw = frame.get("text")
+            if raw is None:
+                await runtime.send(client, {"type": "error",
+                                            "message": "send JSON text, not binary frames"})
+                continue
+            if len(raw.encode("utf-8", "surrogatepass")) > MAX_MESSAGE:
+                await runtime.send(client, {"type": "error", "message": "message too large"})
+                await ws.close(code=1009)
                 break
             if client.window_count > RATE_PER_SECOND:
                 seq = _seq_of(raw)
@@ -644,8 +772,24 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
         pass
     finally:
         runtime.clients.discard(client)
+        runtime.last_active = max(runtime.last_active, time.time())  # idle from now on
         if client.seat is not None and not any(c.seat == client.seat for c in runtime.clients):
             runtime.disconnected_at[client.seat] = time.monotonic()
+
+
+def _connection_refused(runtime: Runtime, rec: PlayerRecord, max_spectators: int) -> str | None:
+    """Why a new connection is refused, if it is: 3 per player; connections without a
+    seat capped, with room left for people taking a free seat — a seated player is never
+    locked out by spectators."""
+    if sum(1 for c in runtime.clients if c.player.id == rec.id) >= MAX_CONNECTIONS_PER_PLAYER:
+        return "too many connections"
+    if runtime.table.seat_of_player(rec.id) is not None:
+        return None
+    free = sum(1 for s in runtime.table.seats if s.kind == "human" and s.player is None)
+    watching = sum(1 for c in runtime.clients if c.seat is None)
+    if watching >= max_spectators + free * MAX_CONNECTIONS_PER_PLAYER:
+        return "too many connections: this room's spectator places are full"
+    return None
 
 
 def _seq_of(raw: str) -> int | None:
@@ -677,6 +821,11 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
         seat = client.seat
         if seat is not None and seq <= t.seats[seat].last_seq:
             await runtime.send(client, {"type": "ack", "seq": seq, "duplicate": True})
+            return
+        if seat is not None and seq > t.seats[seat].last_seq + MAX_SEQ_STEP:
+            await runtime.send(client, {"type": "error", "seq": seq, "message":
+                                        f"'seq' may be at most {MAX_SEQ_STEP} above the "
+                                        f"last one applied ({t.seats[seat].last_seq})"})
             return
         try:
             if kind == "act":

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections import OrderedDict
 from typing import Any
 
 from paohuzi.deal import Deal
@@ -9,7 +12,7 @@ from paohuzi.record import replay_steps
 from paohuzi.rules import Ruleset
 from paohuzi.view import observe, view_json
 
-__all__ = ["replay_pages"]
+__all__ = ["ReplayCache", "replay_pages"]
 
 
 def replay_pages(record: dict[str, Any]) -> dict[str, Any]:
@@ -39,3 +42,44 @@ def replay_pages(record: dict[str, Any]) -> dict[str, Any]:
         check.update(shuffle)
     return {"rules": record["rules"], "result": record.get("result"), "steps": steps,
             "shuffle": check, "players": record.get("players")}
+
+
+class ReplayCache:
+    """Replay pages as JSON bytes, computed off the event loop and kept (records never
+    change): the ``size`` most recently asked games are held; concurrent requests for
+    one game share one computation."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._pages: OrderedDict[str, bytes] = OrderedDict()
+        self._pending: dict[str, asyncio.Future[bytes]] = {}
+
+    async def get(self, key: str, record: dict[str, Any]) -> bytes:
+        found = self._pages.get(key)
+        if found is not None:
+            self._pages.move_to_end(key)
+            return found
+        pending = self._pending.get(key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._pending[key] = future
+        try:
+            body = await asyncio.to_thread(_render, record)
+            future.set_result(body)
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning if nobody waits
+            raise
+        finally:
+            self._pending.pop(key, None)
+            if not future.done():  # cancelled: the others waiting see it cancelled too
+                future.cancel()
+        self._pages[key] = body
+        while len(self._pages) > self.size:
+            self._pages.popitem(last=False)
+        return body
+
+
+def _render(record: dict[str, Any]) -> bytes:
+    return json.dumps(replay_pages(record), ensure_ascii=False).encode("utf-8")

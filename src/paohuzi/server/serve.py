@@ -20,6 +20,7 @@ def main(host: str, port: int, database: Path | None) -> int:
         import uvicorn
 
         from paohuzi.server.app import create_app
+        from paohuzi.server.transport import uvicorn_config
     except ImportError as exc:
         sys.stderr.write(f"paohuzi serve needs the server extra: pip install 'paohuzi[server]' "
                          f"({exc.name} is missing)\n")
@@ -27,5 +28,5 @@ def main(host: str, port: int, database: Path | None) -> int:
     path = database or default_database()
     app = create_app(database=path)
     print(f"paohuzi: serving on http://{host}:{port}/  (database {path})", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=4096 * 4)
+    uvicorn.Server(uvicorn_config(app, host, port, log_level="warning")).run()
     return 0

@@ -19,7 +19,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["PlayerRecord", "SQLiteStorage", "Storage", "hash_token"]
+__all__ = ["PlayerRecord", "SQLiteStorage", "Storage", "StoredGame", "hash_token",
+           "new_public_id"]
+
+
+def new_public_id() -> str:
+    """A game's id in the public API: 128 random bits, URL-safe (22 characters); the
+    integer primary key stays internal, so ids cannot be counted through."""
+    return secrets.token_urlsafe(16)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A finished hand's record with what decides who may read it."""
+
+    record: dict[str, Any]
+    players: frozenset[int]
+    room_ended: bool
 
 
 def hash_token(token: str) -> str:
@@ -61,6 +77,10 @@ class Storage(Protocol):
     def games_of(self, player_id: int) -> list[dict[str, Any]]: ...
     def games_in_room(self, room: str) -> list[dict[str, Any]]: ...
     def game(self, game_id: int) -> dict[str, Any] | None: ...
+    def game_by_public_id(self, public_id: str) -> StoredGame | None: ...
+    def touch_room(self, code: str, when: float) -> None: ...
+    def end_room(self, code: str) -> None: ...
+    def idle_rooms(self, before: float) -> list[str]: ...
     def close(self) -> None: ...
 
 
@@ -115,6 +135,7 @@ class SQLiteStorage:
         # Checkpoints (which fsync) run in a background thread, never in a request.
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.executescript(_SCHEMA)
+        self._migrate()
         self._lock = threading.Lock()
         self._next_seq: dict[str, int] = {}
         self._stop = threading.Event()
@@ -123,6 +144,25 @@ class SQLiteStorage:
             self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
                                                   name="sqlite-checkpoint")
             self._checkpointer.start()
+
+    def _migrate(self) -> None:
+        """Columns added since the first schema (older databases get them here)."""
+        def columns(table: str) -> set[str]:
+            return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+
+        if "ended" not in columns("rooms"):
+            self._db.execute("ALTER TABLE rooms ADD COLUMN ended REAL")
+        if "touched" not in columns("rooms"):
+            self._db.execute("ALTER TABLE rooms ADD COLUMN touched REAL")
+            self._db.execute("UPDATE rooms SET touched = created")
+        if "public_id" not in columns("games"):
+            self._db.execute("ALTER TABLE games ADD COLUMN public_id TEXT")
+        missing = self._db.execute("SELECT id FROM games WHERE public_id IS NULL").fetchall()
+        for (game_id,) in missing:
+            self._db.execute("UPDATE games SET public_id = ? WHERE id = ?",
+                             (new_public_id(), game_id))
+        self._db.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_public_id "
+                         "ON games (public_id)")
 
     def _checkpoint_loop(self) -> None:
         """Fold the WAL into the database every second, on its own connection."""
@@ -176,13 +216,35 @@ class SQLiteStorage:
 
     def create_room(self, code: str, config: dict[str, Any]) -> None:
         with self._lock:
-            self._db.execute("INSERT INTO rooms (code, config, created) VALUES (?, ?, ?)",
-                             (code, json.dumps(config), time.time()))
+            now = time.time()
+            self._db.execute("INSERT INTO rooms (code, config, created, touched) "
+                             "VALUES (?, ?, ?, ?)", (code, json.dumps(config), now, now))
 
     def rooms(self) -> list[tuple[str, dict[str, Any]]]:
+        """The rooms still open (an ended room is never replayed)."""
         with self._lock:
-            rows = self._db.execute("SELECT code, config FROM rooms ORDER BY created").fetchall()
+            rows = self._db.execute("SELECT code, config FROM rooms WHERE ended IS NULL "
+                                    "ORDER BY created").fetchall()
         return [(code, json.loads(config)) for code, config in rows]
+
+    def touch_room(self, code: str, when: float) -> None:
+        """Note activity in a room (wall-clock seconds), for idle expiry."""
+        with self._lock:
+            self._db.execute("UPDATE rooms SET touched = MAX(COALESCE(touched, 0), ?) "
+                             "WHERE code = ?", (when, code))
+
+    def end_room(self, code: str) -> None:
+        """Close a room for good: it is no longer replayed or joinable."""
+        with self._lock:
+            self._db.execute("UPDATE rooms SET ended = ? WHERE code = ? AND ended IS NULL",
+                             (time.time(), code))
+
+    def idle_rooms(self, before: float) -> list[str]:
+        """Open rooms with no activity since ``before`` (wall-clock seconds)."""
+        with self._lock:
+            rows = self._db.execute("SELECT code FROM rooms WHERE ended IS NULL AND "
+                                    "COALESCE(touched, created) < ?", (before,)).fetchall()
+        return [code for (code,) in rows]
 
     def append_log(self, room: str, entry: dict[str, Any]) -> int:
         """Append one entry to a table's log (committed on return); its sequence number."""
@@ -207,8 +269,8 @@ class SQLiteStorage:
         with self._lock:
             self._db.execute("BEGIN")
             cur = self._db.execute(
-                "INSERT INTO games (room, record, finished) VALUES (?, ?, ?)",
-                (room, json.dumps(record, ensure_ascii=False), time.time()))
+                "INSERT INTO games (room, record, finished, public_id) VALUES (?, ?, ?, ?)",
+                (room, json.dumps(record, ensure_ascii=False), time.time(), new_public_id()))
             game_id = int(cur.lastrowid or 0)
             for pid in set(players):
                 self._db.execute("INSERT INTO game_players (game_id, player_id) VALUES (?, ?)",
@@ -219,7 +281,7 @@ class SQLiteStorage:
     def games_of(self, player_id: int) -> list[dict[str, Any]]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT g.id, g.room, g.finished, g.record FROM games g JOIN game_players p "
+                "SELECT g.public_id, g.room, g.finished, g.record FROM games g JOIN game_players p "
                 "ON p.game_id = g.id WHERE p.player_id = ? ORDER BY g.id DESC LIMIT 200",
                 (player_id,)).fetchall()
         out = []
@@ -240,6 +302,18 @@ class SQLiteStorage:
         with self._lock:
             row = self._db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
+
+    def game_by_public_id(self, public_id: str) -> StoredGame | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT g.id, g.record, r.ended FROM games g LEFT JOIN rooms r "
+                "ON r.code = g.room WHERE g.public_id = ?", (public_id,)).fetchone()
+            if row is None:
+                return None
+            players = self._db.execute("SELECT player_id FROM game_players WHERE game_id = ?",
+                                       (row[0],)).fetchall()
+        return StoredGame(dict(json.loads(row[1])), frozenset(p for (p,) in players),
+                          row[2] is not None)
 
     def close(self) -> None:
         self._stop.set()

@@ -29,7 +29,7 @@ from paohuzi.errors import PaohuziError
 from paohuzi.match import HandSummary, Match
 from paohuzi.players import PLAYER_NAMES, Player, make_player
 from paohuzi.record import record_of
-from paohuzi.rules import Ruleset
+from paohuzi.rules import PRESETS, Ruleset
 from paohuzi.solver import waits
 from paohuzi.view import observe, view_json
 
@@ -73,6 +73,7 @@ class RoomConfig:
                 rules = rules.replace(**overrides)
         except PaohuziError as exc:
             raise TableError(f"rules: {exc}") from None
+        _check_stakes(rules)
         seats = data.get("seats", ["human"] + ["normal"] * (rules.seats - 1))
         if not isinstance(seats, list) or len(seats) != rules.seats:
             raise TableError(f"seats: expected a list of {rules.seats} entries")
@@ -98,6 +99,36 @@ class RoomConfig:
     @property
     def ruleset(self) -> Ruleset:
         return Ruleset.from_dict(self.rules)
+
+    @property
+    def standard_stakes(self) -> bool:
+        """Whether the room plays at its preset's stakes (base, multiplier, escape bonus):
+        only such rooms count toward lifetime points, beans, levels and ratings."""
+        rules = self.ruleset
+        standard = Ruleset.preset(rules.name) if rules.name in PRESETS else Ruleset()
+        return all(getattr(rules, key) == getattr(standard, key) for key in STAKES)
+
+
+STAKES: dict[str, tuple[int, int]] = {"base": (1, 100), "multiplier": (1, 1000),
+                                      "escape_bonus": (0, 100)}
+"""The stakes a room may set, with their bounds (docs/protocol.md)."""
+MAX_RULES_NAME = 32
+
+
+def _check_stakes(rules: Ruleset) -> None:
+    """Refuse stakes out of bounds (and an overlong rules name).
+
+    >>> _check_stakes(Ruleset(base=10**9))
+    Traceback (most recent call last):
+    ...
+    paohuzi.server.table.TableError: rules: base must be an integer 1..100, got 1000000000
+    """
+    for key, (low, high) in STAKES.items():
+        value = getattr(rules, key)
+        if not low <= value <= high:
+            raise TableError(f"rules: {key} must be an integer {low}..{high}, got {value}")
+    if not 1 <= len(rules.name) <= MAX_RULES_NAME:
+        raise TableError(f"rules: name must be 1..{MAX_RULES_NAME} characters")
 
 
 @dataclass

@@ -1,0 +1,158 @@
+"""What comes in over HTTP, checked before anything is stored: bodies, JSON, nicknames.
+
+Every refusal is a :class:`BadInput` with the HTTP status to answer and a message
+naming what was wrong.
+
+>>> parse_json(b'{"nickname": "Ming"}')
+{'nickname': 'Ming'}
+>>> parse_json(b'[' * 40 + b']' * 40)
+Traceback (most recent call last):
+...
+paohuzi.server.inputs.BadInput: JSON nested deeper than 16 levels
+>>> clean_nickname("  A\\u0301 li  ")
+'Á li'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import unicodedata
+from typing import Any
+
+from starlette.requests import ClientDisconnect, Request
+
+from paohuzi.server.table import TableError
+
+__all__ = ["MAX_DEPTH", "MAX_NICKNAME", "BadInput", "check_text", "clean_nickname",
+           "parse_json", "read_body"]
+
+MAX_DEPTH = 16
+"""Deepest nesting of arrays/objects a JSON body may have."""
+MAX_NICKNAME = 24
+"""Longest nickname, in characters (after normalisation)."""
+RESERVED_PREFIXES = ("电脑", "電腦", "computer")
+"""Nicknames may not start with these (casefolded, NFKC, spaces removed): they are how
+computer seats are named."""
+_BANNED_CATEGORIES = {"Cc": "a control character", "Cf": "an invisible formatting character",
+                      "Cs": "a lone surrogate", "Co": "a private-use character",
+                      "Cn": "an unassigned character"}
+
+
+class BadInput(TableError):
+    """A request refused before anything is stored; ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def read_body(request: Request, limit: int, timeout: float) -> bytes:
+    """The body, read as it streams in and refused (413) as soon as it passes ``limit``
+    bytes: a big body is never held in memory. A declared Content-Length above the limit
+    is refused before anything is read; a body slower than ``timeout`` seconds gets 408."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise BadInput("Content-Length must be a number of bytes")
+        if int(declared) > limit:
+            raise BadInput(f"request body too large: at most {limit} bytes", 413)
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async with asyncio.timeout(timeout):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise BadInput(f"request body too large: at most {limit} bytes", 413)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise BadInput(f"request body not received within {timeout:g} s", 408) from None
+    except ClientDisconnect:
+        raise BadInput("the request body was cut off") from None
+    return b"".join(chunks)
+
+
+def parse_json(raw: bytes) -> dict[str, Any]:
+    """A JSON object from UTF-8 bytes (empty: ``{}``), every string in it valid Unicode."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"the body must be UTF-8 (bad byte at offset {exc.start})") from None
+    if _depth(text) > MAX_DEPTH:
+        raise BadInput(f"JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        data = json.loads(text or "{}")
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"malformed JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise BadInput("expected a JSON object")
+    _check_strings(data)
+    return data
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` outside strings (checked before parsing, so a
+    deep body never reaches the recursive parser)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _check_strings(value: Any, where: str = "body") -> None:
+    if isinstance(value, str):
+        check_text(value, where)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_text(key, where)
+            _check_strings(item, f"{where}.{key}" if where != "body" else key)
+    elif isinstance(value, list):
+        for item in value:
+            _check_strings(item, where)
+
+
+def check_text(text: str, where: str) -> None:
+    """Refuse text that cannot be stored or sent as UTF-8 (a lone surrogate)."""
+    for ch in text:
+        if 0xD800 <= ord(ch) <= 0xDFFF:
+            raise BadInput(f"{where}: text holds a lone surrogate (U+{ord(ch):04X}); "
+                           "send valid Unicode")
+
+
+def clean_nickname(value: Any) -> str:
+    """A nickname as stored: NFC, runs of spaces as one, no control, bidi or zero-width
+    characters (refused, not dropped), at most :data:`MAX_NICKNAME` characters, not
+    looking like a computer seat ("电脑 (hard)"). Empty becomes "玩家"."""
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        raise BadInput("nickname must be text")
+    text = unicodedata.normalize("NFC", value)
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category in _BANNED_CATEGORIES and ch not in " \t\n":
+            raise BadInput(f"nickname holds {_BANNED_CATEGORIES[category]} "
+                           f"(U+{ord(ch):04X}); use visible characters")
+    text = " ".join(text.split())
+    if len(text) > MAX_NICKNAME:
+        raise BadInput(f"nickname too long: at most {MAX_NICKNAME} characters")
+    folded = "".join(unicodedata.normalize("NFKC", text).casefold().split())
+    if folded.startswith(RESERVED_PREFIXES):
+        raise BadInput("nicknames starting with 电脑/computer are kept for computer "
+                       "players")
+    return text or "玩家"

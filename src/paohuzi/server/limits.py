@@ -1,0 +1,96 @@
+"""Rate limits and bounds of the server: token buckets per account and per address.
+
+A :class:`TokenBucket` holds up to ``burst`` tokens and gains ``rate`` a second;
+each request takes one. A :class:`RateLimiter` keeps one bucket per key (an
+account, an address) in memory, forgetting the oldest keys beyond ``max_keys``.
+
+>>> bucket = TokenBucket(rate=1.0, burst=2, tokens=2.0, stamp=0.0)
+>>> bucket.take(0.0), bucket.take(0.0), bucket.take(0.0), bucket.take(1.0)
+(True, True, False, True)
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+__all__ = ["Limits", "RateLimiter", "TokenBucket"]
+
+
+@dataclass
+class TokenBucket:
+    """``burst`` requests at once, then ``rate`` a second."""
+
+    rate: float
+    burst: int
+    tokens: float
+    stamp: float
+
+    def take(self, now: float) -> bool:
+        """Take one token if there is one (refilled up to ``now``)."""
+        self.tokens = min(float(self.burst), self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+@dataclass
+class RateLimiter:
+    """One token bucket per key, the ``max_keys`` most recently used kept.
+
+    >>> limiter = RateLimiter(rate=0.0, burst=1)
+    >>> limiter.allow("a", now=0.0), limiter.allow("a", now=5.0), limiter.allow("b", now=5.0)
+    (True, False, True)
+    """
+
+    rate: float
+    burst: int
+    max_keys: int = 100_000
+    _buckets: OrderedDict[str, TokenBucket] = field(default_factory=OrderedDict, repr=False)
+
+    def allow(self, key: str, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = TokenBucket(self.rate, self.burst, float(self.burst), now)
+            self._buckets[key] = bucket
+            while len(self._buckets) > self.max_keys:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+        return bucket.take(now)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every bound of the server in one place (docs/protocol.md, "Limits").
+
+    Rates are ``(per second, burst)``; ``None`` turns a limit off.
+    """
+
+    players_per_address: tuple[float, int] | None = (0.5, 30)
+    rooms_per_account: tuple[float, int] | None = (0.5, 20)
+    rooms_per_address: tuple[float, int] | None = (2.0, 60)
+    connections_per_account: tuple[float, int] | None = (2.0, 40)
+    connections_per_address: tuple[float, int] | None = (10.0, 200)
+    max_body: int = 4096
+    """Largest HTTP request body (bytes); larger ones get 413 without being read."""
+    body_timeout: float = 10.0
+    """Seconds a request body may take to arrive (408 beyond)."""
+    header_timeout: float = 5.0
+    """Seconds a connection may take to send a request's headers before it is closed."""
+    keep_alive: int = 5
+    """Seconds an idle keep-alive connection is kept."""
+    max_spectators: int = 16
+    """Connections without a seat one room takes (seated players always get in)."""
+    room_idle_hours: float = 24.0
+    """A room with nobody connected and no action for this long expires."""
+    sweep_seconds: float = 60.0
+    """How often idle rooms are looked for."""
+
+    def limiter(self, name: str) -> RateLimiter | None:
+        setting: tuple[float, int] | None = getattr(self, name)
+        return None if setting is None else RateLimiter(*setting)

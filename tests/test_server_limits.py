@@ -1,0 +1,422 @@
+"""Issue 10 (B): bounds, limits, bad input, privacy of tables, replay steps off the loop.
+
+Each test replays an attack of the issue against a live server (docs/protocol.md,
+"Limits" and "Privacy").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+import time
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from server_util import LiveServer, live_server
+from test_server_protocol import Conn, connect
+
+pytest.importorskip("starlette")
+
+
+def limits(**changes: Any) -> Any:
+    from paohuzi.server.limits import Limits
+
+    return Limits(**changes)
+
+
+@pytest.fixture
+def srv(tmp_path):
+    with live_server(str(tmp_path / "game.db")) as server:
+        yield server
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+def post_raw(srv: LiveServer, path: str, body: bytes, token: str | None = None) -> httpx.Response:
+    headers = {"content-type": "application/json", **(auth(token) if token else {})}
+    return httpx.post(f"{srv.base}{path}", content=body, headers=headers)
+
+
+def player_count(srv: LiveServer) -> int:
+    db = srv.server.storage._db
+    return int(db.execute("SELECT COUNT(*) FROM players").fetchone()[0])
+
+
+# ---- finding 8: bad input gets a 4xx with a clear message, and nothing is stored ----
+
+BAD_BODIES = [
+    (b'{"nickname": "\\ud800"}', "surrogate"),
+    (b'{"nickname": "\xff\xfe"}', "UTF-8"),
+    (b"[" * 3000 + b"]" * 1000, "nested"),
+    (b'{"nickname": "a\\u202eb"}', "invisible"),
+    (b'{"nickname": "a\\u200bb"}', "invisible"),
+    (b'{"nickname": "a\\u0000b"}', "control"),
+    (b'{"nickname": "\\u7535\\u8111 (hard)"}', "computer"),
+    (b'{"nickname": "COMPUTER 1"}', "computer"),
+    (b'{"nickname": ["x"]}', "text"),
+    ('{"nickname": "' + "长" * 25 + '"}', "too long"),
+]
+
+
+@pytest.mark.parametrize(("body", "said"), BAD_BODIES)
+def test_bad_player_inputs_are_refused_and_store_nothing(srv, body, said):
+    before = player_count(srv)
+    raw = body.encode() if isinstance(body, str) else body
+    reply = post_raw(srv, "/api/players", raw)
+    assert reply.status_code == 400, reply.text
+    assert said in reply.json()["error"]
+    assert player_count(srv) == before
+
+
+BAD_ROOMS = [
+    (b'{"rules": {"name": "\\udc00x"}}', "surrogate"),
+    (b'{"rules": {"name": ["qq"]}}', "name must be text"),
+    (b'{"rules": {"name": {"a": 1}}}', "name must be text"),
+    (b'{"rules": {"preset": ["qq"]}}', "unknown preset"),
+    (b'{"rules": "qq", "base": 1000000000}', "base must be an integer 1..100"),
+    (b'{"multiplier": 4611686018427387904}', "multiplier must be an integer 1..1000"),
+    (b'{"rules": {"escape_bonus": 100000}}', "escape_bonus must be an integer 0..100"),
+    (b'{"rules": {"base": 101}}', "base must be an integer 1..100"),
+]
+
+
+@pytest.mark.parametrize(("body", "said"), BAD_ROOMS)
+def test_bad_room_options_are_refused_and_store_no_room(srv, body, said):
+    _, token = srv.player()
+    for path in ("/api/rooms", "/api/rooms/quick"):
+        reply = post_raw(srv, path, body, token)
+        assert reply.status_code == 400, reply.text
+        assert said in reply.json()["error"]
+    assert srv.server.storage.rooms() == [] and srv.server.runtimes == {}
+
+
+def test_nicknames_are_normalised(srv):
+    reply = post_raw(srv, "/api/players", '{"nickname": "  A\u0301   li "}'.encode())
+    assert reply.status_code == 200
+    assert reply.json()["player"]["nickname"] == "\u00c1 li"  # NFC, one space, trimmed
+    reply = post_raw(srv, "/api/players", b"{}")
+    assert reply.json()["player"]["nickname"] == "玩家"
+
+
+# ---- finding 3: stakes bounded, raised stakes buy no level -------------------------
+
+async def seated(srv: LiveServer, code: str, token: str, seat: int) -> Conn:
+    conn = await connect(srv, code, token)
+    seq = await conn.send({"type": "sit", "seat": seat})
+    reply = await conn.until(lambda m: m.get("seq") == seq)
+    assert reply["type"] == "ack", reply
+    return conn
+
+
+def farm_once(srv: LiveServer, **stakes: Any) -> tuple[dict[str, Any], int]:
+    """An accomplice leaves mid-hand so the farmer wins the escape penalty; the farmer's
+    /api/me afterwards and his points in the hand."""
+    _, farmer = srv.player("farmer")
+    _, accomplice = srv.player("accomplice")
+
+    async def go() -> int:
+        code = srv.room(farmer, seats=["human", "human", "heuristic"], timer=60,
+                        bot_delay=0.2, next_delay=600, **stakes)
+        a = await seated(srv, code, farmer, 0)
+        b = await seated(srv, code, accomplice, 1)
+        await b.until(lambda m: m.get("type") == "state" and m.get("view"))
+        seq = await b.send({"type": "leave"})
+        await b.until(lambda m: m.get("seq") == seq)
+        state = await a.until(lambda m: m.get("type") == "state" and m["view"]
+                              and m["view"].get("result"))
+        for c in (a, b):
+            await c.ws.close()
+        return int(state["view"]["result"]["points"][state["playing"].index(0)])
+
+    points = asyncio.run(go())
+    return httpx.get(f"{srv.base}/api/me", headers=auth(farmer)).json(), points
+
+
+def test_raised_stakes_count_toward_no_lifetime_points(srv):
+    me, won = farm_once(srv, base=100, multiplier=1000)
+    assert won >= 100  # the hand itself was played at the raised stakes
+    assert me["games"], "the hand is recorded"
+    assert me["player"]["points"] == 0 and me["player"]["beans"] == 0
+    assert me["player"]["level"]["number"] == 1 and me["player"]["hands"] == 0
+
+
+def test_standard_stakes_count_toward_lifetime_points(srv):
+    me, won = farm_once(srv)
+    assert won > 0 and me["player"]["hands"] == 1
+    assert me["player"]["points"] == won
+
+
+# ---- finding 4: the body is capped before it is read ---------------------------------
+
+def raw_request(srv: LiveServer, head: bytes, body_parts: list[bytes],
+                wait: float = 5.0) -> bytes:
+    """Send a request's head and some of its body; what the server answers within
+    ``wait`` seconds without the rest of the body."""
+    with socket.create_connection(("127.0.0.1", srv.port)) as sock:
+        sock.sendall(head)
+        for part in body_parts:
+            with_timeout_send(sock, part)
+        sock.settimeout(wait)
+        try:
+            return sock.recv(4096)
+        except TimeoutError:
+            return b""
+
+
+def with_timeout_send(sock: socket.socket, data: bytes) -> None:
+    sock.settimeout(2.0)
+    with contextlib.suppress(OSError):  # the server closed early: what we want
+        sock.sendall(data)
+
+
+def test_a_huge_declared_body_is_refused_unread(srv):
+    head = (b"POST /api/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 52428800\r\n\r\n")
+    answer = raw_request(srv, head, [b"{" + b" " * 1023])
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert b"too large" in answer
+
+
+def test_a_huge_chunked_body_is_refused_after_the_cap(srv):
+    head = (b"POST /api/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n")
+    chunk = b"2000\r\n" + b" " * 0x2000 + b"\r\n"  # 8 KiB, never terminated
+    answer = raw_request(srv, head, [chunk])
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert player_count(srv) == 0
+
+
+# ---- finding 8: rate limits, slowloris, binary frames, seq ---------------------------
+
+def test_rooms_and_players_are_rate_limited(srv):
+    _, token = srv.player()
+    codes = [httpx.post(f"{srv.base}/api/rooms", json={}, headers=auth(token)).status_code
+             for _ in range(40)]
+    assert codes.count(200) <= 21 and 429 in codes
+    refused = httpx.post(f"{srv.base}/api/rooms", json={}, headers=auth(token))
+    assert refused.status_code == 429 and "too many rooms" in refused.json()["error"]
+    _, other = srv.player()  # another account still may
+    assert httpx.post(f"{srv.base}/api/rooms", json={}, headers=auth(other)).status_code == 200
+    made = [httpx.post(f"{srv.base}/api/players", json={}).status_code for _ in range(40)]
+    assert 429 in made and made.count(200) <= 31
+
+
+def test_binary_frames_count_toward_the_message_rate(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0.5, timer=60)
+        conn = await connect(srv, code, token)
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            for _ in range(200):
+                await conn.ws.send(b"\x00")
+            while True:
+                await asyncio.wait_for(conn.ws.recv(), 5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    asyncio.run(go())
+
+
+def test_a_huge_seq_does_not_block_the_seat(srv):
+    async def go() -> None:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0.2, timer=60)
+        conn = await connect(srv, code, token)
+        await conn.send({"type": "ping"}, seq=2**53 - 1)
+        reply = await conn.until(lambda m: m.get("seq") == 2**53 - 1)
+        assert reply["type"] == "error" and "at most" in reply["message"]
+        seq = await conn.send({"type": "ping"})
+        reply = await conn.until(lambda m: m.get("seq") == seq)
+        assert reply == {"type": "ack", "seq": seq}
+        await conn.ws.close()
+    asyncio.run(go())
+
+
+def test_slow_headers_do_not_hold_a_socket(srv):
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", srv.port)) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        sock.settimeout(0.5)
+        closed_after = None
+        while time.monotonic() - started < 12:
+            try:
+                sock.sendall(b"X")
+                if sock.recv(1) == b"":
+                    closed_after = time.monotonic() - started
+                    break
+            except TimeoutError:
+                continue
+            except OSError:
+                closed_after = time.monotonic() - started
+                break
+    assert closed_after is not None and closed_after < 8.0
+
+
+# ---- finding 6: privacy of tables, spectators ----------------------------------------
+
+def test_game_ids_are_unguessable_and_games_private_until_the_room_ends(tmp_path):
+    bounds = limits(room_idle_hours=0.5 / 3600, sweep_seconds=0.1)
+    with live_server(str(tmp_path / "g.db"), bounds) as srv:
+        _, token = srv.player()
+        _, stranger = srv.player()
+
+        async def go() -> str:
+            code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
+            conn = await connect(srv, code, token)
+            await conn.to_act()
+            seq = await conn.send({"type": "leave"})
+            await conn.until(lambda m: m.get("seq") == seq)
+            await conn.ws.close()
+            return code
+
+        code = asyncio.run(go())
+        game_id = httpx.get(f"{srv.base}/api/me", headers=auth(token)).json()["games"][0]["id"]
+        assert isinstance(game_id, str) and len(game_id) == 22
+        assert httpx.get(f"{srv.base}/api/games/1").status_code == 404
+        for path in (f"/api/games/{game_id}", f"/api/games/{game_id}/steps"):
+            mine = httpx.get(f"{srv.base}{path}", headers=auth(token))
+            assert mine.status_code == 200
+            for headers in ({}, auth(stranger)):
+                refused = httpx.get(f"{srv.base}{path}", headers=headers)
+                assert refused.status_code == 403 and "players" in refused.json()["error"]
+        assert httpx.get(f"{srv.base}/api/games/{game_id}",
+                         headers=auth(token)).json()["room"] == code
+        deadline = time.monotonic() + 10
+        while code in srv.server.runtimes and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert httpx.get(f"{srv.base}/api/rooms/{code}").status_code == 404  # ended
+        public = httpx.get(f"{srv.base}/api/games/{game_id}")
+        assert public.status_code == 200 and "room" not in public.json()
+        assert code not in public.text
+
+
+def test_spectators_cannot_lock_a_seated_player_out(srv):
+    async def go() -> None:
+        _, host = srv.player("host")
+        code = srv.quick(host, level="heuristic", bot_delay=0.5, timer=60)
+        watchers = [srv.player(f"w{i}")[1] for i in range(22)]
+        opened: list[Any] = []
+        refused = 0
+        for token in watchers:
+            for _ in range(3):
+                ws = await websockets.connect(f"{srv.ws_url(code)}?token={token}")
+                first = json.loads(await ws.recv())
+                if first["type"] == "error":
+                    refused += 1
+                    assert "spectator" in first["message"]
+                    await ws.close()
+                else:
+                    opened.append(ws)
+        assert len(opened) == 16 and refused == 66 - len(opened)
+        conn = await connect(srv, code, host)  # the seated player still gets in
+        assert conn.states[-1]["you"] == 0
+        await conn.ws.close()
+        for ws in opened:
+            await ws.close()
+    asyncio.run(go())
+
+
+# ---- finding 7: replay steps cached, computed off the event loop --------------------
+
+def test_replay_steps_are_computed_once_off_the_event_loop(srv, monkeypatch):
+    from paohuzi.server import replays
+
+    calls: list[threading.Thread] = []
+    real = replays.replay_pages
+
+    def counted(record: dict[str, Any]) -> dict[str, Any]:
+        calls.append(threading.current_thread())
+        time.sleep(0.2)  # slow: concurrent requests arrive while it runs
+        return real(record)
+
+    monkeypatch.setattr(replays, "replay_pages", counted)
+    _, token = srv.player()
+
+    async def go() -> str:
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
+        conn = await connect(srv, code, token)
+        await conn.to_act()
+        seq = await conn.send({"type": "leave"})
+        await conn.until(lambda m: m.get("seq") == seq)
+        await conn.ws.close()
+        game_id = httpx.get(f"{srv.base}/api/me", headers=auth(token)).json()["games"][0]["id"]
+        async with httpx.AsyncClient(base_url=srv.base, headers=auth(token)) as client:
+            replies = await asyncio.gather(*(client.get(f"/api/games/{game_id}/steps")
+                                             for _ in range(8)))
+            replies.append(await client.get(f"/api/games/{game_id}/steps"))
+        assert all(r.status_code == 200 for r in replies)
+        assert len({r.content for r in replies}) == 1
+        assert replies[0].json()["steps"]
+        return str(game_id)
+
+    asyncio.run(go())
+    assert len(calls) == 1
+    assert calls[0] is not srv._thread  # not the thread running the event loop
+
+
+# ---- idle rooms expire -----------------------------------------------------------------
+
+def test_idle_rooms_expire_and_are_not_replayed(tmp_path):
+    db = str(tmp_path / "idle.db")
+    with live_server(db) as srv:
+        _, token = srv.player()
+        kept = srv.room(token)
+        gone = srv.room(token)
+    time.sleep(1.2)
+    storage_rows = None
+    bounds = limits(room_idle_hours=1.0 / 3600, sweep_seconds=0.1)
+    with live_server(db, bounds) as srv:
+        # both idle over a second: ended at start, never replayed
+        assert srv.server.runtimes == {}
+        assert httpx.get(f"{srv.base}/api/rooms/{kept}").status_code == 404
+        assert httpx.get(f"{srv.base}/api/rooms/{gone}").status_code == 404
+        fresh = srv.room(token)
+
+        async def watch() -> None:
+            conn = await connect(srv, fresh, token)
+            await asyncio.sleep(1.5)  # someone connected: the room stays
+            assert fresh in srv.server.runtimes
+            await conn.ws.close()
+        asyncio.run(watch())
+        deadline = time.monotonic() + 5
+        while fresh in srv.server.runtimes and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert fresh not in srv.server.runtimes
+        storage_rows = srv.server.storage.rooms()
+    assert storage_rows == []
+
+
+def test_a_refused_body_closes_the_connection(srv):
+    """After a 413 the server stops reading: the rest of a huge body is not taken in."""
+    head = (b"POST /api/players HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+    chunk = b"100000\r\n" + b" " * 0x100000 + b"\r\n"  # 1 MiB chunks
+    sent = 0
+    with socket.create_connection(("127.0.0.1", srv.port)) as sock:
+        sock.sendall(head)
+        sock.settimeout(5)
+        with contextlib.suppress(OSError):
+            while sent < 64 * 2**20:
+                sock.sendall(chunk)
+                sent += 2**20
+    assert sent < 64 * 2**20  # cut off long before 64 MiB
+
+
+def test_a_stored_room_with_stakes_now_refused_is_ended_at_start(tmp_path):
+    """A room stored before stakes were bounded (base 10**9) does not come back."""
+    from paohuzi.rules import Ruleset
+    from paohuzi.server.storage import SQLiteStorage
+
+    db = str(tmp_path / "old.db")
+    storage = SQLiteStorage(db)
+    rules = Ruleset(base=10**9).to_dict()
+    storage.create_room("farm-room", {"rules": rules, "seats": ["human", "normal", "normal"]})
+    storage.close()
+    with live_server(db) as srv:
+        assert "farm-room" not in srv.server.runtimes
+        assert httpx.get(f"{srv.base}/api/rooms/farm-room").status_code == 404
+        assert srv.server.storage.rooms() == []
