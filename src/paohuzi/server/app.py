@@ -30,9 +30,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from paohuzi.actions import Action, ActionTextError
 from paohuzi.cards import ALL_CARDS
 from paohuzi.errors import PaohuziError
+from paohuzi.server import settlement
 from paohuzi.server.levels import level_of
 from paohuzi.server.replays import replay_pages
-from paohuzi.server.settlement import FULL_ATTEMPTS, RETRY_DELAYS, settle
 from paohuzi.server.storage import PlayerRecord, PlayerUpdate, SQLiteStorage, Storage
 from paohuzi.server.table import RoomConfig, Table, TableError
 from paohuzi.view import observe
@@ -135,9 +135,9 @@ class Runtime:
         t = self.table
         if not t.needs_settlement():
             return
-        full = self.settle_failures < FULL_ATTEMPTS
+        full = self.settle_failures < settlement.FULL_ATTEMPTS
         try:
-            settle(self.server.storage, t, self.server.rate if full else None)
+            settlement.settle(self.server.storage, t, self.server.rate if full else None)
         except Exception as exc:
             self.settle_failures += 1
             log.error("table %s: settling hand %d failed (%s, attempt %d)%s", t.code,
@@ -154,7 +154,8 @@ class Runtime:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a direct call): the next change retries
             return
-        delay = RETRY_DELAYS[min(self.settle_failures, len(RETRY_DELAYS)) - 1]
+        delays = settlement.RETRY_DELAYS
+        delay = delays[min(self.settle_failures, len(delays)) - 1]
         self.settle_retry = loop.call_later(
             delay, lambda: self._spawn(self._settle_later()))
 

@@ -279,11 +279,7 @@ class SQLiteStorage:
                                (room, hand_no)).fetchone()
         if row is not None:
             return int(row[0])
-        for u in updates:
-            self._db.execute(
-                "UPDATE players SET points = points + ?, beans = beans + ?, hands = hands + 1, "
-                "wins = wins + ?, rating_mu = ?, rating_sigma = ? WHERE id = ?",
-                (u.points, u.beans, int(u.won), u.mu, u.sigma, u.player_id))
+        self._apply_updates(updates)
         if record is None:
             return None
         cur = self._db.execute(
@@ -294,6 +290,13 @@ class SQLiteStorage:
             self._db.execute("INSERT INTO game_players (game_id, player_id) VALUES (?, ?)",
                              (game_id, pid))
         return game_id
+
+    def _apply_updates(self, updates: list[PlayerUpdate]) -> None:
+        for u in updates:
+            self._db.execute(
+                "UPDATE players SET points = points + ?, beans = beans + ?, hands = hands + 1, "
+                "wins = wins + ?, rating_mu = ?, rating_sigma = ? WHERE id = ?",
+                (u.points, u.beans, int(u.won), u.mu, u.sigma, u.player_id))
 
     def games_of(self, player_id: int) -> list[dict[str, Any]]:
         with self._lock:
