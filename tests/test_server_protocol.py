@@ -325,7 +325,7 @@ def test_shuffle_commitment_is_opened_and_checks(srv):
     hand = replay(game)
     assert hand.deal.hands == deal.hands and hand.deal.wall == deal.wall
     steps = httpx.get(f"{srv.base}/api/games/1/steps").json()["shuffle"]
-    assert steps["commitment_ok"] and steps["seed_ok"] and steps["deal_ok"]
+    assert steps["commitment_ok"] and steps["seed_ok"] and steps["deal_ok"] and steps["dealer_ok"]
 
 
 def test_secret_answers_change_nothing_others_see():

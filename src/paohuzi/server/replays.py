@@ -46,8 +46,8 @@ def shuffle_check(record: dict[str, Any]) -> dict[str, Any]:
         check["commitment_ok"] = again.commitment == shuffle["commitment"]
         check["seed_ok"] = again.digest == shuffle["digest"] and again.seed == shuffle["seed"]
         if "first_dealer" in shuffle:
-            seats = len(record.get("match_seats") or record.get("players") or [])
-            check["dealer_ok"] = seats > 0 and again.dealer_of(seats) == shuffle["first_dealer"]
+            seats = len(again.values)  # one per match seat
+            check["dealer_ok"] = again.dealer_of(seats) == shuffle["first_dealer"]
     else:
         check["commitment_ok"] = commitment(shuffle["seed"], shuffle["salt"]) == \
             shuffle["commitment"]
