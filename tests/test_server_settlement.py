@@ -302,23 +302,31 @@ def test_entropy_is_validated_and_counted_once():
     assert table.view_for(0)["next_shuffle"]["sent"] is True
 
 
-def test_the_browser_value_reaches_the_record(tmp_path, monkeypatch):
-    """A seat that sends nothing is waited for ENTROPY_WAIT at most, then counted empty."""
+def test_a_silent_seat_is_waited_for_briefly_and_counted_empty(tmp_path, monkeypatch):
+    """A seat that sends nothing is waited for ENTROPY_WAIT at most, then counted empty;
+    the commitment is published, the secret stays hidden during the hand."""
     monkeypatch.setattr(app_module, "ENTROPY_WAIT", 0.3)
     with live_server(str(tmp_path / "fair.db")) as srv:
         _pid, token = srv.player()
         code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
 
+        seen: list[str] = []
+
         async def go() -> float:
             async with websockets.connect(f"{srv.ws_url(code)}?token={token}") as ws:
                 start = time.monotonic()
-                await _states_until(ws, lambda m: m["view"] is not None, 10)
-                return time.monotonic() - start
+                while True:
+                    seen.append(await asyncio.wait_for(ws.recv(), 10))
+                    msg = json.loads(seen[-1])
+                    if msg.get("type") == "state" and msg["view"] is not None:
+                        return time.monotonic() - start
 
         waited = asyncio.run(go())
         table = srv.server.runtimes[code].table
         assert isinstance(table.shuffle, Shuffle)
         assert table.shuffle.values == ("", "", "") and waited >= 0.25
+        assert table.shuffle.commitment in "".join(seen)  # published...
+        assert table.shuffle.secret not in "".join(seen)  # ...but not opened mid-hand
 
 
 def test_a_database_that_refuses_every_settlement_deals_no_hand(tmp_path, monkeypatch):

@@ -88,7 +88,7 @@ function shufflePanel(shuffle: Json): HTMLElement {
     el("p", {}, `${t("formula")}: `, el("code", { class: "formula" }, shuffle.formula)),
   );
   if (shuffle.first_dealer !== undefined) box.append(row(t("firstDealer"), `${t("seat")} ${shuffle.first_dealer}`));
-  const mine = el("p", {}, `${t("browserCheck")}: `, verdict(null));
+  const mine = el("p", { class: "browser-check" }, `${t("browserCheck")}: `, verdict(null));
   box.append(mine, el("p", {}, `${t("serverCheck")}: `, verdict(serverOk)));
   void (async () => {
     const commitment = await sha256(`${shuffle.secret}:${shuffle.salt}`);

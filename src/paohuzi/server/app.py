@@ -109,6 +109,7 @@ class Runtime:
         self.deadlines: dict[int, tuple[tuple[Any, ...], float]] = {}
         self.settle_failures = 0
         self.settle_retry: asyncio.TimerHandle | None = None
+        self.committed_at = 0.0  # when the next hand's commitment was published
 
     # ---- logging and applying ----------------------------------------------------
 
@@ -375,6 +376,7 @@ class Runtime:
                 return
             self.next_votes.clear()
             self.commit(t.new_start_entry())
+            self.committed_at = 0.0
             self.schedule()
         await self.broadcast()
 
@@ -383,22 +385,25 @@ class Runtime:
         seat's value is taken."""
         t = self.table
         async with self.lock:
-            if t.hand_no != hand_no or t.next_secret is not None or not self.ready_to_deal():
+            if t.hand_no != hand_no or not self.ready_to_deal():
+                return
+            if t.next_secret is not None:  # published before (or before a restart)
+                self.committed_at = self.committed_at or time.monotonic()
                 return
             self.commit(t.new_commit_entry())
+            self.committed_at = time.monotonic()
         await self.broadcast()
 
     async def _collect_entropy(self, hand_no: int) -> None:
-        """Wait (ENTROPY_WAIT at most) for the value of every connected human seat."""
+        """Wait, until ENTROPY_WAIT after the commitment at most, for the value of every
+        connected human seat."""
         t = self.table
-        waited = 0.0
-        while waited < ENTROPY_WAIT and t.hand_no == hand_no:
+        while time.monotonic() < self.committed_at + ENTROPY_WAIT and t.hand_no == hand_no:
             connected = {c.seat for c in self.clients if c.seat is not None
                          and t.seats[c.seat].kind == "human"}
             if connected <= set(t.entropy):
                 return
             await asyncio.sleep(0.05)
-            waited += 0.05
 
 
 class Server:
