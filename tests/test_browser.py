@@ -260,6 +260,8 @@ def test_phone_landscape_and_replay_page(browser, srv):
     token = page.evaluate("localStorage.getItem('paohuzi.token')")
     me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
     game_id = me["games"][0]["id"]
+    record = httpx.get(f"{srv.base}/api/games/{game_id}").json()
+    assert len(record["shuffle"]["values"][0]) == 32  # the browser's share of the shuffle
     page.goto(f"{srv.base}/#/replay/{game_id}")
     page.wait_for_selector(".replay-board .replay-seat")
     assert len(page.query_selector_all(".replay-seat")) == 3
@@ -269,6 +271,9 @@ def test_phone_landscape_and_replay_page(browser, srv):
     page.click("[data-name=prev]")
     assert page.inner_text(".step") == first
     assert "✓" in page.inner_text(".shuffle")  # the shuffle commitment checks
+    # ... and the browser itself recomputes commitment, digest and first dealer
+    page.wait_for_function("document.querySelector('.browser-check b')?.textContent"
+                           ".includes('✓')", timeout=5000)
     assert f"/#/replay/{game_id}" in page.inner_text(".share")
     shot(page, "replay-phone-landscape")
     context.close()

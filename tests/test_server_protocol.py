@@ -294,34 +294,52 @@ def test_leaving_mid_hand_pays_the_escape_penalty(srv):
 
 
 def test_shuffle_commitment_is_opened_and_checks(srv):
+    """Commit-reveal both ways: the commitment is published before the seat's value is
+    taken, the revealed secret hashes to it, the seat's value is in the seed, and the
+    seed re-deals the record's hand."""
     from paohuzi.deal import Deal
     from paohuzi.rules import Ruleset
-    from paohuzi.server.table import commitment
+    from paohuzi.server.fairness import Shuffle, commitment
 
     async def go() -> dict[str, Any]:
         _, token = srv.player()
         code = srv.quick(token, level="heuristic", bot_delay=0, timer=0.5, grace=0,
                          next_delay=600)
         conn = await connect(srv, code, token)
-        first = await conn.seen_or_until(lambda m: m.get("type") == "state" and m.get("shuffle"))
-        published = first["shuffle"]["commitment"]
-        assert "seed" not in first["shuffle"]
+        pending = await conn.seen_or_until(lambda m: m.get("type") == "state"
+                                           and m.get("next_shuffle"))
+        published = pending["next_shuffle"]["commitment"]
+        assert pending["next_shuffle"]["hand"] == 1 and pending["view"] is None
+        seq = await conn.send({"type": "entropy", "hand": 1, "value": "c0ffee"})
+        assert (await conn.until(lambda m: m.get("seq") == seq))["type"] == "ack"
+        first = await conn.until(lambda m: m.get("type") == "state" and m.get("shuffle"))
+        assert first["shuffle"] == {"commitment": published}
         done = await conn.until(lambda m: m.get("type") == "state" and m["view"]
                                 and m["view"].get("result"), timeout=60)
         await conn.ws.close()
-        return {"published": published, "shuffle": done["shuffle"], "code": code}
+        return {"published": published, "shuffle": done["shuffle"], "you": done["you"],
+                "token": token}
 
     out = asyncio.run(go())
     shuffle = out["shuffle"]
     assert shuffle["commitment"] == out["published"]
-    assert commitment(shuffle["seed"], shuffle["salt"]) == out["published"]
+    assert commitment(shuffle["secret"], shuffle["salt"]) == out["published"]
+    assert shuffle["values"][out["you"]] == "c0ffee"
+    assert shuffle["values"].count("") == 2  # the computers send nothing
+    again = Shuffle(shuffle["secret"], shuffle["salt"], tuple(shuffle["values"]))
+    assert again.seed == shuffle["seed"] and again.digest == shuffle["digest"]
     game = srv.server.storage.game(1)
     assert game is not None and game["shuffle"]["seed"] == shuffle["seed"]
+    assert game["shuffle"]["first_dealer"] == again.dealer_of(3) == game["match_seats"][0]
     deal = Deal.from_seed(shuffle["seed"], Ruleset.from_dict(game["rules"]), dealer=0)
     from paohuzi.record import replay
 
     hand = replay(game)
     assert hand.deal.hands == deal.hands and hand.deal.wall == deal.wall
+    auth = {"authorization": f"Bearer {out['token']}"}
+    public_id = httpx.get(f"{srv.base}/api/me", headers=auth).json()["games"][0]["id"]
+    steps = httpx.get(f"{srv.base}/api/games/{public_id}/steps", headers=auth).json()["shuffle"]
+    assert steps["commitment_ok"] and steps["seed_ok"] and steps["deal_ok"] and steps["dealer_ok"]
 
 
 def test_secret_answers_change_nothing_others_see():

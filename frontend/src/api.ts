@@ -78,6 +78,19 @@ export async function roomInfo(code: string): Promise<Json> {
   return call(`/api/rooms/${encodeURIComponent(code)}`);
 }
 
+/** A fresh random value for the next hand's shuffle (128 bits, lowercase hex). */
+export function randomValue(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** SHA-256 of a text, lowercase hex (null where WebCrypto is unavailable: plain http). */
+export async function sha256(text: string): Promise<string | null> {
+  if (!globalThis.crypto?.subtle) return null;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export async function replaySteps(id: string): Promise<Json> {
   return call(`/api/games/${encodeURIComponent(id)}/steps`);
 }

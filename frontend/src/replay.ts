@@ -1,6 +1,6 @@
 // A finished game, step by step, every hand visible, with its shuffle check.
 
-import { replaySteps, type Json } from "./api";
+import { replaySteps, sha256, type Json } from "./api";
 import { card, el, group, split } from "./cards";
 import { t } from "./i18n";
 
@@ -44,16 +44,12 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
       );
     });
     root.append(board);
-    const shuffle = data.shuffle;
-    const ok = shuffle.commitment_ok && shuffle.deal_ok;
     root.append(
       el(
         "section",
         { class: "card-panel shuffle" },
         el("h3", {}, t("shuffleCheck")),
-        shuffle.available
-          ? el("p", {}, `${t("commitment")}: `, el("code", {}, shuffle.commitment), ` seed ${shuffle.seed} salt ${shuffle.salt} — `, el("b", { class: ok ? "ok" : "bad" }, ok ? t("verified") : t("failed")))
-          : el("p", {}, "—"),
+        shufflePanel(data.shuffle),
         el("h3", {}, t("rules")),
         el("pre", { class: "rules" }, JSON.stringify(data.rules, null, 1)),
         el("p", {}, `${t("shareLink")}: `, el("code", { class: "share" }, `${location.origin}/#/replay/${id}`)),
@@ -61,4 +57,50 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
     );
   };
   render();
+}
+
+function verdict(ok: boolean | null): HTMLElement {
+  if (ok === null) return el("b", {}, "…");
+  return el("b", { class: ok ? "ok" : "bad" }, ok ? t("verified") : t("failed"));
+}
+
+/** The shuffle's proof: what was published, what was revealed, the formula, and checks
+ * computed here with WebCrypto (commitment, digest, seed, first dealer) beside the
+ * server's re-deal. */
+function shufflePanel(shuffle: Json): HTMLElement {
+  if (!shuffle.available) return el("p", {}, "—");
+  const box = el("div", { class: "shuffle-proof" });
+  const serverOk = shuffle.commitment_ok && shuffle.deal_ok && shuffle.seed_ok !== false && shuffle.dealer_ok !== false;
+  const row = (label: string, value: string) => el("p", {}, `${label}: `, el("code", {}, value));
+  box.append(row(t("commitment"), shuffle.commitment));
+  if (shuffle.secret === undefined) {
+    // an older record: the server alone drew the seed
+    box.append(row(t("seed"), String(shuffle.seed)), row(t("salt"), shuffle.salt), el("p", {}, `${t("serverCheck")}: `, verdict(serverOk)));
+    return box;
+  }
+  const values: string[] = shuffle.values;
+  box.append(
+    row(t("secret"), shuffle.secret),
+    row(t("salt"), shuffle.salt),
+    row(t("values"), values.map((v) => v || t("none")).join(" · ")),
+    row(t("digest"), shuffle.digest),
+    row(t("seed"), `0x${shuffle.digest.slice(0, 15)}`),
+    el("p", {}, `${t("formula")}: `, el("code", { class: "formula" }, shuffle.formula)),
+  );
+  if (shuffle.first_dealer !== undefined) box.append(row(t("firstDealer"), `${t("seat")} ${shuffle.first_dealer}`));
+  const mine = el("p", { class: "browser-check" }, `${t("browserCheck")}: `, verdict(null));
+  box.append(mine, el("p", {}, `${t("serverCheck")}: `, verdict(serverOk)));
+  void (async () => {
+    const commitment = await sha256(`${shuffle.secret}:${shuffle.salt}`);
+    const digest = await sha256(["paohuzi-shuffle-v1", shuffle.secret, ...values].join(":"));
+    if (commitment === null || digest === null) {
+      mine.replaceChildren(`${t("browserCheck")}: —`);
+      return;
+    }
+    const seats = values.length;
+    let ok = commitment === shuffle.commitment && digest === shuffle.digest;
+    if (shuffle.first_dealer !== undefined) ok = ok && Number(BigInt(`0x${digest.slice(-8)}`) % BigInt(seats)) === shuffle.first_dealer;
+    mine.replaceChildren(`${t("browserCheck")}: `, verdict(ok));
+  })();
+  return box;
 }

@@ -1,7 +1,7 @@
 // The table page: seats, groups, piles, the hand, legal actions, settlement.
 // Everything shown comes from the server's state message for this seat.
 
-import { TableSocket, type Json } from "./api";
+import { randomValue, TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
 import { t, type Key } from "./i18n";
 
@@ -60,6 +60,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   };
   let flashTimer = 0;
   let tick = 0;
+  const valueSent = new Set<number>(); // hands this page sent a shuffle value for
 
   const socket = new TableSocket(
     code,
@@ -81,6 +82,12 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
           }, 1600);
         }
         if (msg.view && !msg.view.to_act) ui.picker = false;
+        const pending = msg.next_shuffle;
+        if (pending && !pending.sent && msg.you !== null && !valueSent.has(pending.hand)) {
+          // our share of the next hand's randomness, sent after its commitment is out
+          valueSent.add(pending.hand);
+          socket.send({ type: "entropy", hand: pending.hand, value: randomValue() });
+        }
         ui.state = msg;
         ui.state.receivedAt = performance.now();
         render();

@@ -31,11 +31,18 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from paohuzi.actions import Action, ActionTextError
 from paohuzi.cards import ALL_CARDS
 from paohuzi.errors import PaohuziError
+from paohuzi.server import settlement
 from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_body
 from paohuzi.server.levels import level_of
 from paohuzi.server.limits import Limits, RateLimiter
 from paohuzi.server.replays import ReplayCache
-from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage, StoredGame
+from paohuzi.server.storage import (
+    PlayerRecord,
+    PlayerUpdate,
+    SQLiteStorage,
+    Storage,
+    StoredGame,
+)
 from paohuzi.server.table import RoomConfig, Table, TableError
 from paohuzi.settlement import beans_of
 from paohuzi.view import observe
@@ -91,6 +98,9 @@ class Client:
             with contextlib.suppress(Exception):
                 await self.ws.close(code=1013)
 
+ENTROPY_WAIT = 1.0
+"""Seconds after a hand's commitment is published that the deal waits for the values
+of the seated people still missing (a silent one counts as an empty value)."""
 SEND_TIMEOUT = 2.0
 """Seconds a connection may take to accept a message before it is cut off: a client that
 stops reading holds a table up once, for this long at most."""
@@ -113,6 +123,9 @@ class Runtime:
         self.deadlines: dict[int, tuple[tuple[Any, ...], float]] = {}
         self.last_active = time.time()
         self._touched = 0.0
+        self.settle_failures = 0
+        self.settle_retry: asyncio.TimerHandle | None = None
+        self.committed_at = 0.0  # when the next hand's commitment was published
 
     # ---- logging and applying ----------------------------------------------------
 
@@ -148,18 +161,46 @@ class Runtime:
         for task in (self.timer_task, self.bot_task, self.next_task):
             if task is not None:
                 task.cancel()
+        if self.settle_retry is not None:
+            self.settle_retry.cancel()
 
     def settle_if_needed(self) -> None:
-        """Side effects of a finished hand, once: game record, player totals, rating."""
+        """Side effects of a finished hand, once and in one transaction: game record,
+        player totals, rating, ``settled`` (settlement.py). A failure is logged (its
+        type only: no card detail) and retried later; it never reaches the caller."""
         t = self.table
-        if t.last_summary is None or t.settled >= len(t.match.history if t.match else []):
+        if not t.needs_settlement():
             return
-        summary = t.last_summary
-        record = t.finished_record()
-        players = [p for p in record["players"] if p is not None]
-        self.server.storage.save_game(t.code, record, players)
-        self.server.rate(t, summary)
-        self.commit({"k": "settled", "hand": len(t.match.history) if t.match else 0})
+        full = self.settle_failures < settlement.FULL_ATTEMPTS
+        try:
+            settlement.settle(self.server.storage, t, self.server.rate if full else None)
+        except Exception as exc:
+            self.settle_failures += 1
+            log.error("table %s: settling hand %d failed (%s, attempt %d)%s", t.code,
+                      t.finished_hands, type(exc).__name__, self.settle_failures,
+                      "" if full else " without the players' totals")
+            self._retry_settlement()
+            return
+        self.settle_failures = 0
+
+    def _retry_settlement(self) -> None:
+        if self.settle_retry is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a direct call): the next change retries
+            return
+        delays = settlement.RETRY_DELAYS
+        delay = delays[min(self.settle_failures, len(delays)) - 1]
+        self.settle_retry = loop.call_later(
+            delay, lambda: self._spawn(self._settle_later()))
+
+    async def _settle_later(self) -> None:
+        async with self.lock:
+            self.settle_retry = None
+            self.settle_if_needed()
+            self.schedule()
+        await self.broadcast()
 
     # ---- broadcasting ------------------------------------------------------------
 
@@ -356,6 +397,7 @@ class Runtime:
 
     async def _next_hand(self, hand_no: int, delay: float) -> None:
         t = self.table
+        await self._publish_commitment(hand_no)
         waited = 0.0
         while waited < delay:
             humans = {i for i, s in enumerate(t.seats) if s.kind == "human"}
@@ -363,13 +405,40 @@ class Runtime:
                 break
             await asyncio.sleep(0.05)
             waited += 0.05
+        await self._collect_entropy(hand_no)
         async with self.lock:
-            if t.hand_no != hand_no or not self.ready_to_deal():
+            if t.hand_no != hand_no or not self.ready_to_deal() or t.next_secret is None:
                 return
             self.next_votes.clear()
             self.commit(t.new_start_entry())
+            self.committed_at = 0.0
             self.schedule()
         await self.broadcast()
+
+    async def _publish_commitment(self, hand_no: int) -> None:
+        """The server's secret for the next hand, committed and published before any
+        seat's value is taken."""
+        t = self.table
+        async with self.lock:
+            if t.hand_no != hand_no or not self.ready_to_deal():
+                return
+            if t.next_secret is not None:  # published before (or before a restart)
+                self.committed_at = self.committed_at or time.monotonic()
+                return
+            self.commit(t.new_commit_entry())
+            self.committed_at = time.monotonic()
+        await self.broadcast()
+
+    async def _collect_entropy(self, hand_no: int) -> None:
+        """Wait, until ENTROPY_WAIT after the commitment at most, for the value of every
+        connected human seat."""
+        t = self.table
+        while time.monotonic() < self.committed_at + ENTROPY_WAIT and t.hand_no == hand_no:
+            connected = {c.seat for c in self.clients if c.seat is not None
+                         and t.seats[c.seat].kind == "human"}
+            if connected <= set(t.entropy):
+                return
+            await asyncio.sleep(0.05)
 
 
 class Server:
@@ -451,11 +520,12 @@ class Server:
         self.runtimes[code] = Runtime(self, table)
         return table
 
-    def rate(self, table: Table, summary: Any) -> None:
-        """Player totals and OpenSkill ratings after a hand — from standard-stake rooms
-        only: raised stakes must not buy levels (docs/protocol.md)."""
+    def rate(self, table: Table, summary: Any) -> list[PlayerUpdate]:
+        """Player totals and OpenSkill ratings after a hand (written by the settlement) —
+        from standard-stake rooms only: raised stakes must not buy levels
+        (docs/protocol.md)."""
         if not table.config.standard_stakes:
-            return
+            return []
         humans = [(i, table.seats[i].player) for i in summary.players
                   if table.seats[i].kind == "human" and table.seats[i].player is not None]
         ratings: dict[int, tuple[float, float]] = {}
@@ -481,6 +551,7 @@ class Server:
                     ratings[pid] = (team[0].mu, team[0].sigma)
         except ImportError:  # pragma: no cover - openskill is a server dependency
             pass
+        updates = []
         for seat, pid in humans:
             assert pid is not None
             rec = self.storage.player(pid)
@@ -490,8 +561,9 @@ class Server:
             won = summary.result.winner is not None and \
                 summary.players[summary.result.winner] == seat
             mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))
-            self.storage.update_player(pid, points, beans_of(points, table.config.ruleset),
-                                       won, mu, sigma)
+            updates.append(PlayerUpdate(pid, points, beans_of(points, table.config.ruleset),
+                                        won, mu, sigma))
+        return updates
 
 
 # ---- HTTP ------------------------------------------------------------------------
@@ -529,8 +601,13 @@ def _player_json(rec: PlayerRecord) -> dict[str, Any]:
 
 def create_app(storage: Storage | None = None, database: str | Path | None = None,
                limits: Limits | None = None) -> Starlette:
-    """The ASGI app (``storage`` given, or SQLite at ``database``); ``limits`` bounds
-    request bodies, rates, spectators and idle rooms (:class:`Limits` by default)."""
+    """The ASGI app (``storage`` given, or SQLite at ``database``, closed on shutdown);
+    ``limits`` bounds request bodies, rates, spectators and idle rooms (:class:`Limits`
+    by default).
+
+    Raises :class:`~paohuzi.server.dblock.DatabaseInUseError` when another server
+    uses that database."""
+    owned = storage is None
     if storage is None:
         storage = SQLiteStorage(database or ":memory:")
     server = Server(storage, limits)
@@ -672,6 +749,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
     async def lifespan(app: Starlette) -> Any:
         restored = server.restore()
         for runtime in server.runtimes.values():
+            runtime.settle_if_needed()  # a hand a crash left unsettled
             runtime.schedule()
         if restored:
             log.info("restored %d table(s)", restored)
@@ -680,6 +758,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         sweeper.cancel()
         for runtime in server.runtimes.values():
             runtime.stop()
+        if owned:
+            server.storage.close()
 
     routes = [
         Route("/", index),
@@ -875,6 +955,12 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
                     runtime.settle_if_needed()
                     changed = True
                 t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
+            elif kind == "entropy":
+                if seat is None:
+                    raise TableError("you do not sit at this table")
+                entry = t.verify_entropy(seat, msg.get("hand"), msg.get("value"))
+                runtime.commit({**entry, "seq": seq})
+                changed = True
             elif kind == "resync":
                 events = msg.get("events", 0)
                 hand_no = msg.get("hand", t.hand_no)
@@ -890,7 +976,7 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
                     t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)
             else:
                 raise TableError(f"unknown message type {kind!r}; expected act, sit, "
-                                 "takeover, next, leave, resync or ping")
+                                 "takeover, next, leave, entropy, resync or ping")
         except (TableError, PaohuziError) as exc:
             if seat is not None:
                 t.seats[seat].last_seq = max(t.seats[seat].last_seq, seq)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ class BotClient:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
         self._sent_at: dict[int, tuple[float, str]] = {}
+        self._entropy_sent: set[int] = set()
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -101,6 +103,7 @@ class BotClient:
                 if kind != "state":
                     continue
                 self.last_state = msg
+                await self._send_entropy(ws, msg)
                 view = msg.get("view") or {}
                 if view.get("result") is not None and not view.get("to_act"):
                     key = (msg["table"]["hand_no"], -1)
@@ -125,6 +128,15 @@ class BotClient:
                         record=False)
                 text = self.choose(legal, msg) if self.choose else self.rng.choice(legal)
                 await self._send(ws, {"type": "act", "action": text})
+
+    async def _send_entropy(self, ws: Any, state: dict[str, Any]) -> None:
+        """Our random value for the next hand's shuffle, once it is committed."""
+        pending = state.get("next_shuffle")
+        if pending and not pending.get("sent") and state.get("you") is not None \
+                and pending["hand"] not in self._entropy_sent:
+            self._entropy_sent.add(pending["hand"])
+            await self._send(ws, {"type": "entropy", "hand": pending["hand"],
+                                  "value": secrets.token_hex(16)}, record=False)
 
     async def _send(self, ws: Any, body: dict[str, Any], record: bool = True) -> None:
         seq = self.next_seq()

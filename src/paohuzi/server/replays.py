@@ -10,16 +10,15 @@ from typing import Any
 from paohuzi.deal import Deal
 from paohuzi.record import replay_steps
 from paohuzi.rules import Ruleset
+from paohuzi.server.fairness import FORMULA, Shuffle, commitment
 from paohuzi.view import observe, view_json
 
-__all__ = ["ReplayCache", "replay_pages"]
+__all__ = ["ReplayCache", "replay_pages", "shuffle_check"]
 
 
 def replay_pages(record: dict[str, Any]) -> dict[str, Any]:
     """Every step of a finished game: each seat's view (all hands visible), the action
     that led to it, and whether the published shuffle commitment checks."""
-    from paohuzi.server.table import commitment
-
     steps = []
     actions = record.get("actions", [])
     for i, hand in enumerate(replay_steps(record)):
@@ -30,18 +29,36 @@ def replay_pages(record: dict[str, Any]) -> dict[str, Any]:
             seats.append(view)
         steps.append({"action": actions[i - 1] if i else None, "seats": seats,
                       "wall": len(hand.wall)})
+    return {"rules": record["rules"], "result": record.get("result"), "steps": steps,
+            "shuffle": shuffle_check(record), "players": record.get("players")}
+
+
+def shuffle_check(record: dict[str, Any]) -> dict[str, Any]:
+    """Recompute a record's shuffle: the commitment from the revealed secret (or, in an
+    older record, seed) and salt; the seed (and a match's first dealer) from the secret
+    and every seat's value; the deal from the seed."""
     shuffle = record.get("shuffle") or {}
     check: dict[str, Any] = {"available": bool(shuffle)}
-    if shuffle:
-        rules = Ruleset.from_dict(record["rules"])
-        deal = Deal.from_seed(int(shuffle["seed"]), rules, dealer=0)
+    if not shuffle:
+        return check
+    check.update(shuffle)
+    if "secret" in shuffle:
+        again = Shuffle(str(shuffle["secret"]), str(shuffle["salt"]),
+                        tuple(str(v) for v in shuffle["values"]))
+        check["formula"] = FORMULA
+        check["commitment_ok"] = again.commitment == shuffle["commitment"]
+        check["seed_ok"] = again.digest == shuffle["digest"] and again.seed == shuffle["seed"]
+        if "first_dealer" in shuffle:
+            seats = len(again.values)  # one per match seat
+            check["dealer_ok"] = again.dealer_of(seats) == shuffle["first_dealer"]
+    else:
         check["commitment_ok"] = commitment(shuffle["seed"], shuffle["salt"]) == \
             shuffle["commitment"]
-        first = next(iter(replay_steps(record)))
-        check["deal_ok"] = first.deal.hands == deal.hands and first.deal.wall == deal.wall
-        check.update(shuffle)
-    return {"rules": record["rules"], "result": record.get("result"), "steps": steps,
-            "shuffle": check, "players": record.get("players")}
+    rules = Ruleset.from_dict(record["rules"])
+    deal = Deal.from_seed(int(shuffle["seed"]), rules, dealer=0)
+    first = next(iter(replay_steps(record)))
+    check["deal_ok"] = first.deal.hands == deal.hands and first.deal.wall == deal.wall
+    return check
 
 
 class ReplayCache:

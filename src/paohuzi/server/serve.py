@@ -25,8 +25,14 @@ def main(host: str, port: int, database: Path | None) -> int:
         sys.stderr.write(f"paohuzi serve needs the server extra: pip install 'paohuzi[server]' "
                          f"({exc.name} is missing)\n")
         return 2
+    from paohuzi.server.dblock import DatabaseInUseError
+
     path = database or default_database()
-    app = create_app(database=path)
+    try:
+        app = create_app(database=path)
+    except DatabaseInUseError as exc:
+        sys.stderr.write(f"paohuzi serve: {exc}\n")
+        return 1
     print(f"paohuzi: serving on http://{host}:{port}/  (database {path})", flush=True)
     uvicorn.Server(uvicorn_config(app, host, port, log_level="warning")).run()
     return 0

@@ -3,7 +3,10 @@
 :class:`SQLiteStorage` (the standard library's sqlite3, WAL journal) is the
 default; another backend (PostgreSQL) implements the same :class:`Storage`
 protocol without touching game code. Every write is committed before the call
-returns, so an action logged is an action that survives ``kill -9``.
+returns, so an action logged is an action that survives ``kill -9``. A hand's
+settlement (its game record, the players' totals and the table's ``settled`` log
+entry) is one transaction: all of it or none of it. One server process uses a
+database at a time (:mod:`paohuzi.server.dblock`).
 """
 
 from __future__ import annotations
@@ -19,8 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["PlayerRecord", "SQLiteStorage", "Storage", "StoredGame", "hash_token",
-           "new_public_id"]
+from paohuzi.server.dblock import DatabaseLock
+
+__all__ = [
+    "PlayerRecord",
+    "PlayerUpdate",
+    "SQLiteStorage",
+    "Storage",
+    "StoredGame",
+    "hash_token",
+    "new_public_id",
+]
 
 
 def new_public_id() -> str:
@@ -61,6 +73,19 @@ class PlayerRecord:
                            "ordinal": round(self.rating_mu - 3 * self.rating_sigma, 3)}}
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerUpdate:
+    """What one hand adds to a player: points and beans, a hand played (won or not),
+    and the new rating."""
+
+    player_id: int
+    points: int
+    beans: int
+    won: bool
+    mu: float
+    sigma: float
+
+
 class Storage(Protocol):
     """What the server needs from a database."""
 
@@ -74,6 +99,9 @@ class Storage(Protocol):
     def append_log(self, room: str, entry: dict[str, Any]) -> int: ...
     def load_log(self, room: str) -> list[dict[str, Any]]: ...
     def save_game(self, room: str, record: dict[str, Any], players: list[int]) -> int: ...
+    def settle_hand(self, room: str, hand_no: int, record: dict[str, Any] | None,
+                    players: list[int], updates: list[PlayerUpdate],
+                    log_entry: dict[str, Any]) -> int | None: ...
     def games_of(self, player_id: int) -> list[dict[str, Any]]: ...
     def games_in_room(self, room: str) -> list[dict[str, Any]]: ...
     def game(self, game_id: int) -> dict[str, Any] | None: ...
@@ -127,8 +155,10 @@ class SQLiteStorage:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        self._file_lock: DatabaseLock | None = None
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._file_lock = DatabaseLock(self.path)  # DatabaseInUseError: another server
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # durable across process crashes
@@ -163,6 +193,10 @@ class SQLiteStorage:
                              (new_public_id(), game_id))
         self._db.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_public_id "
                          "ON games (public_id)")
+        if "hand_no" not in columns("games"):
+            self._db.execute("ALTER TABLE games ADD COLUMN hand_no INTEGER")
+        self._db.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_room_hand "
+                         "ON games (room, hand_no)")
 
     def _checkpoint_loop(self) -> None:
         """Fold the WAL into the database every second, on its own connection."""
@@ -278,6 +312,57 @@ class SQLiteStorage:
             self._db.execute("COMMIT")
         return game_id
 
+    def settle_hand(self, room: str, hand_no: int, record: dict[str, Any] | None,
+                    players: list[int], updates: list[PlayerUpdate],
+                    log_entry: dict[str, Any]) -> int | None:
+        """One transaction: the hand's record (unique per room and hand), the players'
+        updates and the table's log entry. A hand already recorded gets only the log
+        entry (its updates went with its record). The record's id (None: no record)."""
+        text = None if record is None else json.dumps(record, ensure_ascii=False)
+        with self._lock:
+            seq = self._next_seq.get(room)
+            if seq is None:
+                row = self._db.execute("SELECT MAX(seq) FROM table_log WHERE room = ?",
+                                       (room,)).fetchone()
+                seq = (row[0] or 0) + 1
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                game_id = self._settle_rows(room, hand_no, text, players, updates)
+                self._db.execute("INSERT INTO table_log (room, seq, entry) VALUES (?, ?, ?)",
+                                 (room, seq, json.dumps(log_entry, ensure_ascii=False)))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._next_seq[room] = seq + 1
+        return game_id
+
+    def _settle_rows(self, room: str, hand_no: int, record: str | None, players: list[int],
+                     updates: list[PlayerUpdate]) -> int | None:
+        row = self._db.execute("SELECT id FROM games WHERE room = ? AND hand_no = ?",
+                               (room, hand_no)).fetchone()
+        if row is not None:
+            return int(row[0])
+        self._apply_updates(updates)
+        if record is None:
+            return None
+        cur = self._db.execute(
+            "INSERT INTO games (room, hand_no, record, finished, public_id) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (room, hand_no, record, time.time(), new_public_id()))
+        game_id = int(cur.lastrowid or 0)
+        for pid in set(players):
+            self._db.execute("INSERT INTO game_players (game_id, player_id) VALUES (?, ?)",
+                             (game_id, pid))
+        return game_id
+
+    def _apply_updates(self, updates: list[PlayerUpdate]) -> None:
+        for u in updates:
+            self._db.execute(
+                "UPDATE players SET points = points + ?, beans = beans + ?, hands = hands + 1, "
+                "wins = wins + ?, rating_mu = ?, rating_sigma = ? WHERE id = ?",
+                (u.points, u.beans, int(u.won), u.mu, u.sigma, u.player_id))
+
     def games_of(self, player_id: int) -> list[dict[str, Any]]:
         with self._lock:
             rows = self._db.execute(
@@ -321,3 +406,6 @@ class SQLiteStorage:
             self._checkpointer.join(timeout=5)
         with self._lock:
             self._db.close()
+        if self._file_lock is not None:
+            self._file_lock.release()
+            self._file_lock = None

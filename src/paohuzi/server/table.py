@@ -5,12 +5,15 @@ validated, appended to the storage's log (committed), then applied; after a
 restart the same entries are applied again in order, which rebuilds exactly
 the same state (nothing random or time-dependent is decided while applying).
 
-Entry kinds: ``sit`` (a player takes a human seat), ``start`` (a hand is dealt
-from a seed drawn with :mod:`secrets`), ``act`` (a decision, a player's or the
+Entry kinds: ``sit`` (a player takes a human seat), ``commit`` (the server's secret
+for the next hand, whose commitment is published at once), ``entropy`` (a seat's random
+value for the next hand), ``start`` (a hand is dealt from the secret and the values: see
+:mod:`paohuzi.server.fairness`), ``act`` (a decision, a player's or the
 computer's), ``timeout`` (a seat's timer ran out), ``tuoguan`` (the computer
 takes over a seat or gives it back), ``escape`` (a player left mid-hand, §7.4),
 ``settled`` (the finished hand's side effects — game record, player totals —
-are done).
+are done, in the same transaction as this entry). No hand is dealt while the last
+one is unsettled.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import secrets
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +32,14 @@ from paohuzi.match import HandSummary, Match
 from paohuzi.players import PLAYER_NAMES, Player, make_player
 from paohuzi.record import record_of
 from paohuzi.rules import PRESETS, Ruleset
+from paohuzi.server.fairness import (
+    EntropyError,
+    LegacyShuffle,
+    Shuffle,
+    commitment,
+    new_secret,
+    parse_value,
+)
 from paohuzi.solver import waits
 from paohuzi.view import observe, view_json
 
@@ -38,11 +48,6 @@ __all__ = ["RoomConfig", "Table", "TableError", "commitment"]
 
 class TableError(PaohuziError):
     """A request the table refuses (wrong seat, not your turn, a bad option...)."""
-
-
-def commitment(seed: int, salt: str) -> str:
-    """SHA-256 of ``"{seed}:{salt}"``: published when a hand starts, opened when it ends."""
-    return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -151,9 +156,11 @@ class Table:
     match: Match | None = None
     hand: Hand | None = None
     hand_no: int = 0
-    seed: int | None = None
-    salt: str = ""
+    shuffle: Shuffle | LegacyShuffle | None = None  # the current (or last) hand's
     settled: int = 0  # hands whose side effects are done
+    next_secret: tuple[int, str, str] | None = None  # (hand number, secret, salt) committed
+    entropy: dict[int, str] = field(default_factory=dict)  # match seat -> value, next hand
+    finished_shuffle: Shuffle | LegacyShuffle | None = None  # the last finished hand's
     version: int = 0  # bumps on every applied entry
     last_summary: HandSummary | None = None
     last_hand: Hand | None = None
@@ -162,9 +169,8 @@ class Table:
         if not self.seats:
             self.seats = [SeatInfo(kind) for kind in self.config.seats]
         if self.match is None:
-            # the first dealer is drawn from the room code (no hidden information in it)
-            first = int(hashlib.sha256(self.code.encode()).hexdigest(), 16) % len(self.seats)
-            self.match = Match(self.config.ruleset, seed=0, first_dealer=first)
+            # a placeholder: the first hand's shuffle draws the real first dealer (§3.1)
+            self.match = Match(self.config.ruleset, seed=0, first_dealer=0)
 
     # ---- what the hand's seats are -------------------------------------------------
 
@@ -184,8 +190,18 @@ class Table:
         return self.match.hand_players or self.match.playing_seats()
 
     def ready_to_deal(self) -> bool:
-        return (self.hand is None or self.hand.ended) and all(
+        return (self.hand is None or self.hand.ended) and not self.needs_settlement() and all(
             s.kind != "human" or s.player is not None for s in self.seats)
+
+    def needs_settlement(self) -> bool:
+        """A finished hand whose record and player totals are not yet written."""
+        assert self.match is not None
+        return self.settled < len(self.match.history)
+
+    @property
+    def finished_hands(self) -> int:
+        assert self.match is not None
+        return len(self.match.history)
 
     def seat_of_player(self, player_id: int) -> int | None:
         for i, s in enumerate(self.seats):
@@ -218,6 +234,15 @@ class Table:
             # the engine names hand seats; the protocol names match seats: drop the number
             raise TableError(re.sub(r"^seat \d+ ", "", str(exc))) from None
 
+    def verify_entropy(self, match_seat: int, hand_no: object, value: object) -> dict[str, Any]:
+        """The log entry for a seat's random value for the next hand (nothing changes)."""
+        if self.next_secret is None or hand_no != self.next_secret[0]:
+            raise EntropyError(f"no shuffle is open for hand {hand_no!r}")
+        if match_seat in self.entropy:
+            raise EntropyError(f"your value for hand {hand_no} is already in")
+        return {"k": "entropy", "hand": hand_no, "seat": match_seat,
+                "value": parse_value(value)}
+
     def verify_sit(self, match_seat: int, player_id: int) -> None:
         if not 0 <= match_seat < len(self.seats):
             raise TableError(f"there is no seat {match_seat}")
@@ -238,12 +263,13 @@ class Table:
         if kind == "sit":
             s = self.seats[entry["seat"]]
             s.player, s.nickname = entry["player"], entry.get("nickname", "")
+        elif kind == "commit":
+            self.next_secret = (int(entry["hand"]), str(entry["secret"]), str(entry["salt"]))
+            self.entropy = {}
+        elif kind == "entropy":
+            self.entropy[int(entry["seat"])] = str(entry["value"])
         elif kind == "start":
-            self.seed, self.salt = int(entry["seed"]), str(entry["salt"])
-            self.hand = self.match.start_hand(seed=self.seed)
-            self.hand_no += 1
-            for s in self.seats:
-                s.timeouts = 0
+            self._start(entry)
         elif kind == "act":
             assert self.hand is not None
             seat = self.seats[entry["seat"]]
@@ -269,6 +295,7 @@ class Table:
             self.match.escape(entry["seat"])
             self.last_hand = self.hand
             self.last_summary = self.match.history[-1]
+            self.finished_shuffle = self.shuffle
         elif kind == "settled":
             self.settled = int(entry["hand"])
         else:
@@ -278,14 +305,44 @@ class Table:
             self.seats[seat_no].last_seq = max(self.seats[seat_no].last_seq, int(entry["seq"]))
         self.version += 1
 
+    def _start(self, entry: dict[str, Any]) -> None:
+        assert self.match is not None
+        first = not self.match.history and self.match.hand is None
+        shuffle: Shuffle | LegacyShuffle
+        if "seed" in entry:  # an older log: the server alone drew the seed
+            shuffle = LegacyShuffle(int(entry["seed"]), str(entry["salt"]))
+            if first:  # ... and the first dealer came from the room code
+                digest = hashlib.sha256(self.code.encode()).hexdigest()
+                self.match.dealer = int(digest, 16) % len(self.seats)
+        else:
+            if self.next_secret is None or self.next_secret[0] != self.hand_no + 1:
+                raise TableError("no committed shuffle for this hand")
+            _, secret, salt = self.next_secret
+            shuffle = Shuffle(secret, salt, tuple(str(v) for v in entry["values"]))
+            if first:  # §3.1: the first dealer is drawn from the hand's committed randomness
+                self.match.dealer = shuffle.dealer_of(len(self.seats))
+        self.shuffle = shuffle
+        self.next_secret, self.entropy = None, {}
+        self.hand = self.match.start_hand(seed=shuffle.seed)
+        self.hand_no += 1
+        for s in self.seats:
+            s.timeouts = 0
+
     def _finish(self) -> None:
         assert self.match is not None
         self.last_hand = self.hand
         self.last_summary = self.match.finish_hand()
+        self.finished_shuffle = self.shuffle
+
+    def new_commit_entry(self) -> dict[str, Any]:
+        """The server's secret for the next hand (live only, then logged)."""
+        secret, salt = new_secret()
+        return {"k": "commit", "hand": self.hand_no + 1, "secret": secret, "salt": salt}
 
     def new_start_entry(self) -> dict[str, Any]:
-        """A fresh shuffle: seed and salt from :mod:`secrets` (live only, then logged)."""
-        return {"k": "start", "seed": secrets.randbits(63), "salt": secrets.token_hex(16)}
+        """Deal the committed hand with the values in (``""`` for a seat that sent none)."""
+        return {"k": "start", "hand": self.hand_no + 1,
+                "values": [self.entropy.get(s, "") for s in range(len(self.seats))]}
 
     # ---- what leaves the table -----------------------------------------------------
 
@@ -311,6 +368,7 @@ class Table:
                  tuple(self.match.beans), len(self.match.history), self.match.dealer,
                  self.match.drawn_in_a_row,
                  tuple((s.kind, s.player, s.timeouts, s.tuoguan) for s in self.seats),
+                 self.next_secret, sorted(self.entropy.items()),
                  None if self.hand is None else self.hand.state_key()]
         return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
@@ -334,12 +392,13 @@ class Table:
                        else f"电脑 ({s.kind})", "tuoguan": s.tuoguan,
                        "points": self.match.points[i], "beans": self.match.beans[i]}
                       for i, s in enumerate(self.seats)],
-            "dealer": self.match.dealer,
+            "dealer": self.match.dealer if self.hand_no else None,  # drawn with hand 1
             "xingjia": self.match.xingjia,
             "rules": self.config.rules,
             "timer": self.config.timer,
         }
-        body: dict[str, Any] = {"table": table, "you": match_seat}
+        body: dict[str, Any] = {"table": table, "you": match_seat,
+                                "next_shuffle": self._next_shuffle(match_seat)}
         if hand is None:
             body["view"] = None
             body["events_from"] = 0
@@ -361,14 +420,21 @@ class Table:
             self.last_summary.players if self.last_summary else self._playing))
         body["events_from"] = start
         body["events"] = events[start:]
-        body["shuffle"] = {"commitment": commitment(self.seed, self.salt)} \
-            if self.seed is not None else None
-        if not in_progress and self.seed is not None:
-            body["shuffle"] = {"commitment": commitment(self.seed, self.salt),
-                               "seed": self.seed, "salt": self.salt}
+        shown = self.shuffle if in_progress else self.finished_shuffle
+        body["shuffle"] = None if shown is None else \
+            {"commitment": shown.commitment} if in_progress else shown.revealed()
         seen = {k: v for k, v in body.items() if k not in ("events", "events_from")}
         body["hash"] = _digest({**seen, "events_seen": body["events_from"] + len(body["events"])})
         return body
+
+    def _next_shuffle(self, match_seat: int | None) -> dict[str, Any] | None:
+        """The next hand's published commitment, and whether this seat's value is in
+        (never the other seats' values: those are revealed with the hand's record)."""
+        if self.next_secret is None:
+            return None
+        hand_no, secret, salt = self.next_secret
+        return {"hand": hand_no, "commitment": commitment(secret, salt),
+                "sent": match_seat in self.entropy}
 
     def _waits(self, hand: Hand, hand_seat: int | None) -> list[dict[str, Any]]:
         """听牌 hint for the seat itself: the cards its hand waits on, with their 胡息 (the
@@ -394,8 +460,13 @@ class Table:
         record["room"] = self.code
         record["match_seats"] = list(self.last_summary.players)
         record["players"] = [self.seats[s].player for s in self.last_summary.players]
-        record["shuffle"] = {"seed": self.seed, "salt": self.salt,
-                             "commitment": commitment(self.seed or 0, self.salt)}
+        record["hand_no"] = self.last_summary.number
+        # the finished hand's own shuffle, never the current one's
+        shuffle = self.finished_shuffle
+        record["shuffle"] = None if shuffle is None else shuffle.revealed()
+        if shuffle is not None and self.last_summary.number == 1 \
+                and isinstance(shuffle, Shuffle):
+            record["shuffle"]["first_dealer"] = self.last_summary.dealer
         return record
 
     def computer_player(self, match_seat: int) -> Player:
