@@ -57,11 +57,26 @@ def owned_count_ok(owned: int, pao_ti: int) -> bool:
 
 
 def menzi_cards(pao_ti: int) -> int:
-    """Cards in a winning hand of 7 门子 holding ``pao_ti`` 跑/提 (§6.1), the pair included."""
+    """Cards in a winning hand of 7 门子 holding ``pao_ti`` 跑/提 (§6.1), the pair included.
+
+    >>> menzi_cards(7)
+    Traceback (most recent call last):
+    ...
+    ValueError: 7 门子 hold 0 to 6 跑/提 (with the pair), not 7
+    """
+    if not 0 <= pao_ti < MENZI_TO_WIN:
+        raise ValueError(f"{MENZI_TO_WIN} 门子 hold 0 to {MENZI_TO_WIN - 1} 跑/提 "
+                         f"(with the pair), not {pao_ti}")
     if pao_ti == 0:
-        return MENZI_TO_WIN * GroupKind.SENTENCE.size
-    return (pao_ti * GroupKind.TI.size + GroupKind.PAIR.size
-            + (MENZI_TO_WIN - 1 - pao_ti) * GroupKind.SENTENCE.size)
+        return MENZI_TO_WIN * _THREE
+    return pao_ti * _FOUR + _PAIR + (MENZI_TO_WIN - 1 - pao_ti) * _THREE
+
+
+_THREE: Final = GroupKind.SENTENCE.size
+_FOUR: Final = GroupKind.TI.size
+_PAIR: Final = GroupKind.PAIR.size
+_MENZI_CARDS: Final = (*(menzi_cards(k) for k in range(MENZI_TO_WIN)), -1)
+"""menzi_cards by 跑/提 count, and -1 (no hand) for one more than a hand can hold."""
 
 
 def may_form_menzi(owned: int, pao_ti: int) -> bool:
@@ -71,4 +86,6 @@ def may_form_menzi(owned: int, pao_ti: int) -> bool:
     >>> may_form_menzi(21, 0), may_form_menzi(21, 1), may_form_menzi(22, 1), may_form_menzi(22, 0)
     (True, True, True, False)
     """
-    return owned == menzi_cards(pao_ti) or owned == menzi_cards(pao_ti + 1)
+    if pao_ti >= MENZI_TO_WIN:
+        return False
+    return owned == _MENZI_CARDS[pao_ti] or owned == _MENZI_CARDS[pao_ti + 1]

@@ -39,7 +39,15 @@ from paohuzi.decompose import (
     scoring_gain,
 )
 from paohuzi.errors import PaohuziError
-from paohuzi.groups import GROWABLE, HUXI_TABLE, Group, GroupKind, partners
+from paohuzi.groups import (
+    GROWABLE,
+    HUXI_TABLE,
+    SCORING_SENTENCE_HUXI,
+    SCORING_VALUES,
+    Group,
+    GroupKind,
+    partners,
+)
 from paohuzi.rules import Ruleset
 
 __all__ = [
@@ -495,22 +503,37 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     isolated = facts.isolated
     if isolated:
         if len(isolated) == 1:
-            if card != isolated[0] and card not in partners(isolated[0]):
+            if card != isolated[0] and card not in _PARTNER_SETS[isolated[0]]:
                 return False
-        elif len(isolated) > 2 or card not in partners(isolated[0]) \
-                or card not in partners(isolated[1]):
+        elif len(isolated) > 2 or card not in _PARTNER_SETS[isolated[0]] \
+                or card not in _PARTNER_SETS[isolated[1]]:
             return False
-    table_cards = table_huxi = pao_ti = 0
+    owned = facts.cards + 1
+    pao_ti = facts.ti
+    bound = facts.huxi
     grows = hand[card] >= 2
     for meld in melds:
         kind = meld.kind
-        table_huxi += meld.huxi
-        table_cards += len(meld.cards)
+        bound += meld.huxi
         if kind is GroupKind.PAO or kind is GroupKind.TI:
             pao_ti += 1
-        elif meld.cards[0] == card and kind in GROWABLE:
-            grows = True
-    if not may_form_menzi(facts.cards + table_cards + 1, facts.ti + pao_ti):
+            owned += 4
+        else:
+            owned += 3
+            if not grows and meld.cards[0] == card and kind in GROWABLE:
+                grows = True
+    if not may_form_menzi(owned, pao_ti):
         return False
-    bound = table_huxi + facts.huxi + scoring_gain(facts.free, card)
-    return (bound + _GROWTH if grows else bound) >= min_huxi
+    if grows:
+        bound += _GROWTH
+    if bound >= min_huxi:
+        return True
+    return bound + _MOST_GAIN[card] >= min_huxi and \
+        bound + scoring_gain(facts.free, card) >= min_huxi
+
+
+_PARTNER_SETS: Final = tuple(frozenset(partners(c)) for c in range(KINDS))
+_MOST_GAIN: Final = tuple(
+    SCORING_SENTENCE_HUXI[c >= 10] if any(c % 10 in v for v in SCORING_VALUES) else 0
+    for c in range(KINDS))
+"""The most 胡息 one card can add to the scoring sentences: one sentence, if it is in one."""
