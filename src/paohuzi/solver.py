@@ -434,7 +434,7 @@ def _isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
     isolated = []
     for c in range(KINDS):
         if hand[c] == 1:
-            for d in partners(c):
+            for d in _PARTNERS[c]:
                 if 0 < hand[d] <= 2:
                     break
             else:
@@ -443,10 +443,17 @@ def _isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
 
 
 def _hand_facts(hand: Sequence[int]) -> _HandFacts:
-    free = tuple(n if n <= 2 else 0 for n in hand)
-    locked = sum(_KAN_HUXI[i >= 10] if n == 3 else _TI_HUXI[i >= 10]
-                 for i, n in enumerate(hand) if n >= 3)
-    return _HandFacts(sum(hand), hand.count(4), locked + partial_scoring_sentences(free), free,
+    free = list(hand)
+    locked = ti = 0
+    for i, n in enumerate(hand):
+        if n >= 3:
+            free[i] = 0
+            if n == 3:
+                locked += _KAN_HUXI[i >= 10]
+            else:
+                locked += _TI_HUXI[i >= 10]
+                ti += 1
+    return _HandFacts(sum(hand), ti, locked + partial_scoring_sentences(free), tuple(free),
                       _isolated_cards(hand))
 
 
@@ -532,7 +539,8 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
         bound + scoring_gain(facts.free, card) >= min_huxi
 
 
-_PARTNER_SETS: Final = tuple(frozenset(partners(c)) for c in range(KINDS))
+_PARTNERS: Final = tuple(partners(c) for c in range(KINDS))
+_PARTNER_SETS: Final = tuple(frozenset(p) for p in _PARTNERS)
 _MOST_GAIN: Final = tuple(
     SCORING_SENTENCE_HUXI[c >= 10] if any(c % 10 in v for v in SCORING_VALUES) else 0
     for c in range(KINDS))
