@@ -496,7 +496,7 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     >>> may_win(hand, [], Card.parse("拾"), 15), may_win(hand, [], Card.parse("拾"), 19)
     (True, False)
     >>> hand = counts_of(parse_cards("壹贰叁 壹贰叁 壹贰叁 肆伍陆 肆伍陆 拾拾拾 三 十"))
-    >>> format_cards(_isolated_cards(hand))  # 叁 and 拾 are in 坎
+    >>> format_cards(_isolated_cards(hand))  # 壹贰叁 and 拾 are 坎: 三 and 十 group with nothing
     '三十'
     >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])
     '二'
