@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from notation import C, H
 
-from paohuzi.chi import chi_options, shapes_with
+from paohuzi.chi import chi_options
+from paohuzi.groups import shapes_with
 
 
 def plans(hand: str, card: str) -> set[tuple[str, ...]]:

@@ -13,7 +13,9 @@ from paohuzi.solver import (
     best_huxi,
     best_partial_huxi,
     can_hu,
+    may_win,
     solve,
+    solve_counts,
     solve_tianhu,
     tianhu_kind,
     waits,
@@ -222,3 +224,27 @@ def test_kan_always_appears_whole_in_random_solutions():
                                          + [p.card])
         assert a.huxi == best_huxi(p.hand, p.melds, p.card, p.source)
     assert checked > 100
+
+
+def test_win_prefilter_never_rejects_a_win_and_rejects_most_others():
+    from paohuzi.sampling import random_positions
+
+    wins = rejected = 0
+    for p in random_positions(31, 2000):
+        counts = counts_of(p.hand)
+        for min_huxi in (0, 15, 21):
+            win = solve_counts(counts, p.melds, p.card, p.source, min_huxi=min_huxi)
+            passed = may_win(counts, p.melds, p.card, min_huxi)
+            if win is not None:
+                wins += 1
+                assert passed, (str(p), min_huxi, str(win))
+            rejected += not passed
+    assert wins > 1000
+    assert rejected > 2000  # of the 6000 questions, most non-wins are ruled out cheaply
+
+
+def test_win_prefilter_checks_the_card_count():
+    hand = counts_of(H(EXAMPLE))  # 20 cards: 21 with 拾, a win
+    assert may_win(hand, [], C("拾"), 15)
+    hand[C("四")] += 1  # 21 cards: 22 with the card, and no 跑/提 to make
+    assert not may_win(hand, [], C("拾"), 0)

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from paohuzi.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards  # noqa: F401
 from paohuzi.errors import PaohuziError
-from paohuzi.groups import Group, GroupKind
+from paohuzi.groups import SHAPES, Group, GroupKind, is_jiao, partners, shapes_with
 
-__all__ = ["ChiOption", "chi_options", "chi_options_counts", "plans_key", "shapes_with"]
+__all__ = ["ChiOption", "chi_options", "chi_options_counts", "plans_key"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,32 +56,15 @@ class ChiOption:
         return " ".join(["吃" + self.eat.text] + ["比" + g.text for g in self.bi])
 
 
-def shapes_with(card: int) -> list[tuple[int, int, int]]:
-    """Every sentence and 绞 shape (sorted card triples) that contains ``card``.
-
-    >>> [format_cards(s) for s in shapes_with(Card.parse("二"))]
-    ['一二三', '二三四', '二七十', '二二贰', '二贰贰']
-    """
-    size = 10 if card >= 10 else 0
-    v = card - size  # value index 0..9
-    shapes: list[tuple[int, int, int]] = []
-    for start in (v - 2, v - 1, v):
-        if start >= 0 and start + 2 <= 9:
-            shapes.append((size + start, size + start + 1, size + start + 2))
-    if v in (1, 6, 9):
-        shapes.append((size + 1, size + 6, size + 9))
-    other = (card + 10) % 20
-    shapes.append(tuple(sorted((card, card, other))))  # type: ignore[arg-type]
-    shapes.append(tuple(sorted((card, other, other))))  # type: ignore[arg-type]
-    return shapes
+Shape = tuple[int, int, int]
 
 
 def _bi_plans(counts: list[int], card: int, start: int,
-              shapes: list[tuple[int, int, int]]) -> list[list[tuple[int, int, int]]]:
+              shapes: tuple[Shape, ...]) -> list[list[Shape]]:
     """Every multiset of 比 shapes (index ≥ start, to avoid permutations) using all copies."""
     if counts[card] == 0:
         return [[]]
-    plans: list[list[tuple[int, int, int]]] = []
+    plans: list[list[Shape]] = []
     for i in range(start, len(shapes)):
         shape = shapes[i]
         if any(counts[c] < n for c, n in _NEED[shape]):
@@ -95,16 +78,15 @@ def _bi_plans(counts: list[int], card: int, start: int,
     return plans
 
 
-def _group_of(shape: tuple[int, ...]) -> Group:
-    kind = GroupKind.JIAO if shape[0] % 10 == shape[2] % 10 else GroupKind.SENTENCE
+def _group_of(shape: Shape) -> Group:
+    kind = GroupKind.JIAO if is_jiao(shape) else GroupKind.SENTENCE
     return Group(kind, tuple(ALL_CARDS[c] for c in shape))
 
 
-_SHAPES: list[list[tuple[int, int, int]]] = [shapes_with(c) for c in range(20)]
-_NEED: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {
+_NEED: dict[Shape, tuple[tuple[int, int], ...]] = {
     shape: tuple((c, shape.count(c)) for c in sorted(set(shape)))
-    for shapes in _SHAPES for shape in shapes}
-_GROUPS: dict[tuple[int, ...], Group] = {shape: _group_of(shape) for shape in _NEED}
+    for shape in SHAPES}
+_GROUPS: dict[Shape, Group] = {shape: _group_of(shape) for shape in SHAPES}
 
 
 def chi_options(hand: Iterable[int], card: int) -> list[ChiOption]:
@@ -158,7 +140,7 @@ def plans_key(hand: Sequence[int], card: int) -> int:
 
 def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
     free = [n if n <= 2 else 0 for n in counts]
-    shapes = _SHAPES[card]
+    shapes = shapes_with(card)
     seen: set[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = set()
     options: list[ChiOption] = []
     for eat in shapes:
@@ -181,7 +163,5 @@ def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
     return options
 
 
-_RELEVANT: list[tuple[int, ...]] = [
-    tuple(sorted({c for shape in shapes_with(card) for c in shape})) for card in range(20)
-]
+_RELEVANT: list[tuple[int, ...]] = [tuple(sorted((card, *partners(card)))) for card in range(20)]
 """For each card, every card of a sentence or 绞 holding it."""

@@ -31,13 +31,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import product
 
-from paohuzi.groups import SCORING_SENTENCE_HUXI
+from paohuzi.groups import SCORING_SENTENCE_HUXI, SCORING_VALUES, SENTENCE_VALUES
 
 __all__ = [
     "best_free_huxi",
     "best_free_split",
     "clear_caches",
     "partial_scoring_sentences",
+    "partial_scoring_split",
+    "scoring_gain",
 ]
 
 _IMPOSSIBLE = -1
@@ -47,8 +49,14 @@ Shape = tuple[int, ...]
 # ``code = sum(count[v] << 3 * v)``. Removing a sentence is one subtraction.
 _BITS = 3
 _FIELD = 7
-_RUN = (1 << 0) | (1 << 3) | (1 << 6)  # one card at v, v+1, v+2
-_ERQISHI = (1 << 3) | (1 << 18) | (1 << 27)  # 二七十: values 2, 7, 10
+
+# For each value, the sentences of one size whose lowest card it is (groups' table):
+# ``(value triple, packed code, shifts of the two higher values, 1 if it scores)``.
+_STARTING: tuple[tuple[tuple[Shape, int, tuple[int, int], int], ...], ...] = tuple(
+    tuple((values, sum(1 << (_BITS * v) for v in values),
+           (_BITS * values[1], _BITS * values[2]), int(values in SCORING_VALUES))
+          for values in SENTENCE_VALUES if values[0] == low)
+    for low in range(10))
 
 # Single-size memo: code -> max number of scoring sentences (一二三 and 二七十 of that
 # size), or -1 if the cards do not split into sentences.
@@ -73,16 +81,13 @@ def _single_best(code: int) -> int:
     found = _single_memo.get(code)
     if found is not None:
         return found
-    shift = ((code & -code).bit_length() - 1) // _BITS * _BITS  # lowest value present
+    low = ((code & -code).bit_length() - 1) // _BITS  # the lowest value present
     best = _IMPOSSIBLE
-    if shift <= 21 and (code >> (shift + 3)) & _FIELD and (code >> (shift + 6)) & _FIELD:
-        r = _single_best(code - (_RUN << shift))
-        if r >= 0:
-            best = r + (1 if shift == 0 else 0)
-    if shift == 3 and (code >> 18) & _FIELD and (code >> 27) & _FIELD:
-        r = _single_best(code - _ERQISHI)
-        if r >= 0 and r + 1 > best:
-            best = r + 1
+    for _, mask, (a, b), scores in _STARTING[low]:
+        if (code >> a) & _FIELD and (code >> b) & _FIELD:
+            r = _single_best(code - mask)
+            if r >= 0 and r + scores > best:
+                best = r + scores
     _single_memo[code] = best
     return best
 
@@ -175,15 +180,11 @@ def _single_split(c: list[int], offset: int) -> list[Shape]:
     while any(c):
         i = next(k for k in range(10) if c[k])
         target = _single_best(_pack(c))
-        candidates: list[tuple[int, int, int]] = []
-        if i <= 7 and c[i + 1] and c[i + 2]:
-            candidates.append((i, i + 1, i + 2))
-        if i == 1 and c[6] and c[9]:
-            candidates.append((1, 6, 9))
-        for shape in candidates:
+        for shape, _, _, gain in _STARTING[i]:
+            if not all(c[k] for k in shape):
+                continue
             for k in shape:
                 c[k] -= 1
-            gain = 1 if shape in ((0, 1, 2), (1, 6, 9)) else 0
             r = _single_best(_pack(c))
             if r >= 0 and r + gain == target:
                 shapes.append(tuple(k + offset for k in shape))
@@ -225,6 +226,18 @@ def best_free_split(counts: Sequence[int], need_pair: bool
     return huxi, groups
 
 
+# The two scoring sentences of a size (一二三, 二七十) share one value, the 2.
+_SCORING_A, _SCORING_B = SCORING_VALUES
+(_SHARED,) = set(_SCORING_A) & set(_SCORING_B)
+_A1, _A2 = (v for v in _SCORING_A if v != _SHARED)
+_B1, _B2 = (v for v in _SCORING_B if v != _SHARED)
+
+
+def _size_scoring(c: Sequence[int]) -> int:
+    """Most disjoint 一二三/二七十 among one size's ten counts (only free cards)."""
+    return min(c[_SHARED], min(c[_A1], c[_A2]) + min(c[_B1], c[_B2]))
+
+
 def partial_scoring_sentences(counts: Sequence[int]) -> int:
     """Most 胡息 from disjoint 一二三/二七十/壹贰叁/贰柒拾 in these cards (leftovers allowed).
 
@@ -235,8 +248,50 @@ def partial_scoring_sentences(counts: Sequence[int]) -> int:
     >>> partial_scoring_sentences(counts_of(parse_cards("一二三 七十 二 壹贰叁四")))
     12
     """
-    total = 0
-    for offset, huxi in ((0, SCORING_SENTENCE_HUXI[0]), (10, SCORING_SENTENCE_HUXI[1])):
-        c = counts[offset : offset + 10]
-        total += huxi * min(c[1], min(c[0], c[2]) + min(c[6], c[9]))
-    return total
+    small, big = SCORING_SENTENCE_HUXI
+    return small * _size_scoring(counts[:10]) + big * _size_scoring(counts[10:])
+
+
+_SCORING_CARD_VALUES = frozenset(v for values in SCORING_VALUES for v in values)
+
+
+def scoring_gain(counts: Sequence[int], card: int) -> int:
+    """How much one more ``card`` adds to :func:`partial_scoring_sentences` of ``counts``.
+
+    >>> from paohuzi.cards import counts_of, parse_cards, Card
+    >>> counts = counts_of(parse_cards("一二 七 壹贰"))
+    >>> [scoring_gain(counts, Card.parse(c)) for c in "三十叁四"]
+    [3, 3, 6, 0]
+    >>> scoring_gain(counts_of(parse_cards("一二三 七")), Card.parse("十"))  # one 二 only
+    0
+    """
+    value = card % 10
+    if value not in _SCORING_CARD_VALUES:
+        return 0
+    offset = card - value
+    c = list(counts[offset : offset + 10])
+    before = _size_scoring(c)
+    c[value] += 1
+    return SCORING_SENTENCE_HUXI[offset > 0] * (_size_scoring(c) - before)
+
+
+def partial_scoring_split(counts: Sequence[int]) -> list[Shape]:
+    """The scoring sentences :func:`partial_scoring_sentences` counts, as card triples.
+
+    Per size, as many 一二三 as fit, then 二七十 with the 2s left: optimal, since the
+    two share only the 2.
+
+    >>> from paohuzi.cards import counts_of, parse_cards, format_cards
+    >>> [format_cards(s) for s in partial_scoring_split(counts_of(parse_cards("一二三 七十 二")))]
+    ['一二三', '二七十']
+    """
+    left = list(counts)
+    shapes: list[Shape] = []
+    for offset in (0, 10):
+        for values in SCORING_VALUES:
+            shape = tuple(offset + v for v in values)
+            n = min(left[c] for c in shape)
+            for c in shape:
+                left[c] -= n
+            shapes.extend([shape] * n)
+    return shapes

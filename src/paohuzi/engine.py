@@ -29,11 +29,12 @@ from enum import Enum
 from typing import Any, NamedTuple
 
 from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
+from paohuzi.cardcount import must_discard
 from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
 from paohuzi.chi import chi_options_counts, plans_key
 from paohuzi.deal import Deal
 from paohuzi.errors import PaohuziError
-from paohuzi.groups import Group, GroupKind
+from paohuzi.groups import GROWABLE, Group, GroupKind
 from paohuzi.rules import Ruleset
 from paohuzi.settlement import (
     Huangzhuang,
@@ -46,13 +47,9 @@ from paohuzi.settlement import (
     win_context,
 )
 from paohuzi.solver import (
-    GROWABLE,
     Arrangement,
     best_partial_huxi,
-    bound_from_partial,
-    isolated_cards,
-    may_complete_with,
-    partial_huxi_counts,
+    may_win,
     solve_counts,
     solve_tianhu,
     tianhu_kind,
@@ -135,9 +132,8 @@ class SeatState:
     the running totals (cards owned, table 胡息, 跑/提 count) exact.
     """
 
-    __slots__ = ("_bound", "_bound_version", "_identical", "_isolated", "_isolated_version",
-                 "chou", "chouhu", "declined_peng", "hand", "melds", "owned", "pao_ti", "pile",
-                 "table_huxi", "version", "xianggong")
+    __slots__ = ("_identical", "chou", "chouhu", "declined_peng", "hand", "melds", "owned",
+                 "pao_ti", "pile", "table_huxi", "version", "xianggong")
 
     def __init__(self, hand: list[int]) -> None:
         self.hand = hand
@@ -155,10 +151,7 @@ class SeatState:
         """跑 and 提 on the table."""
         self._identical: dict[int, int] = {}  # card -> index of its identical table group
         self.version = 0
-        self._bound_version = -1
-        self._bound = 0
-        self._isolated_version = -1
-        self._isolated: tuple[int, ...] = ()
+        """Bumped whenever the hand or the table changes (a key for callers' caches)."""
 
     @property
     def hand_cards(self) -> list[Card]:
@@ -203,33 +196,9 @@ class SeatState:
             return index
         return None
 
-    def rough_bound(self, card: int) -> int:
-        """:func:`~paohuzi.solver.bound_from_partial` with the hand's partial 胡息
-        cached until the hand or table changes."""
-        if self._bound_version != self.version:
-            self._bound_version = self.version
-            self._bound = partial_huxi_counts(self.hand, self.melds)
-        return bound_from_partial(self._bound, self.hand, self.melds, card)
-
-    def may_complete_with(self, card: int) -> bool:
-        """A necessary condition for ``card`` to complete the hand (cheap, cached).
-
-        An *isolated* card is a free hand card held once that no other free hand card
-        could share a sentence or 绞 with. Every isolated card must end in a group with
-        the new card (or be paired by it): so there are at most two, and the new card
-        must be a partner of each (or, for a single one, the same card).
-        """
-        if self._isolated_version != self.version:
-            self._isolated_version = self.version
-            self._analyse_free_cards()
-        return may_complete_with(self._isolated, card)
-
-    def _analyse_free_cards(self) -> None:
-        self._isolated = isolated_cards(self.hand)
-
     def must_discard(self) -> bool:
-        """§4.4: discard exactly when owning more than ``20 + max(0, k − 1)`` cards."""
-        return self.owned > 20 + max(0, self.pao_ti - 1)
+        """Whether this seat discards after an intake (§4.4)."""
+        return must_discard(self.owned, self.pao_ti)
 
 
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
@@ -510,14 +479,7 @@ class Hand:
             return None
         if st.chouhu.get(card) == st.table_huxi:  # §4.5 臭胡
             return None
-        # Quick rejections (exact checks follow): 7 门子 need 21 cards, or 20 + k with k 跑/提
-        # (the card may add one 跑/提); and a 胡息 bound cached per hand shape.
-        n = st.owned + 1
-        k = st.pao_ti
-        if n != (21 if k == 0 else 20 + k) and n != 20 + k + 1:
-            return None
-        if self.use_filters and (not st.may_complete_with(card)
-                                 or st.rough_bound(card) < self.rules.min_huxi):
+        if self.use_filters and not may_win(st.hand, st.melds, card, self.rules.min_huxi):
             return None
         return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,
                             trusted=True, dealer=seat == self.dealer)

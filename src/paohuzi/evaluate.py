@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from paohuzi.cardcount import DEALT, most_owned, owned_count_ok
 from paohuzi.cards import Card, counts_of, format_cards, parse_cards, validate_counts
 from paohuzi.errors import PaohuziError
 from paohuzi.groups import Group, GroupKind, is_jiao
 from paohuzi.rules import Ruleset
 from paohuzi.settlement import Won, payout, settle, win_context
-from paohuzi.solver import Arrangement, owned_card_count_ok, solve, solve_tianhu
+from paohuzi.solver import Arrangement, solve, solve_tianhu
 
 __all__ = ["MELD_KINDS", "QuestionError", "evaluate", "parse_meld"]
 
@@ -144,7 +145,7 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
         if any(m.kind is not GroupKind.TI for m in melds):
             raise QuestionError("melds: at the deal only 提 (ti) can lie on the table")
         dealt = list(hand) + ([card] if card is not None else [])
-        expected = 21 if dealer else 20
+        expected = DEALT + 1 if dealer else DEALT  # the dealer with his 亮张
         if len(dealt) + sum(len(m.cards) for m in melds) != expected:
             raise QuestionError(
                 f"hand: a {'dealer' if dealer else 'non-dealer'}'s dealt hand holds {expected} "
@@ -155,9 +156,9 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
         ctx = win_context("tianhu")
     else:
         assert card is not None
-        if not owned_card_count_ok(n_owned, pao_ti):
-            most = 20 + max(0, pao_ti - 1)
-            allowed = "exactly 20" if most == 20 else f"20 to {most}"
+        if not owned_count_ok(n_owned, pao_ti):
+            most = most_owned(pao_ti)
+            allowed = f"exactly {DEALT}" if most == DEALT else f"{DEALT} to {most}"
             raise QuestionError(
                 f"hand: impossible card count: hand and table hold {n_owned} cards with "
                 f"{pao_ti} 跑/提, where a player holds {allowed} between turns (RULES §4.4)")

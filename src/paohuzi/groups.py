@@ -26,13 +26,22 @@ from paohuzi.cards import ALL_CARDS, Card, format_cards, parse_cards
 from paohuzi.errors import MeldError
 
 __all__ = [
+    "GROWABLE",
     "HUXI_TABLE",
+    "JIAOS",
+    "SCORING_SENTENCE_HUXI",
+    "SCORING_VALUES",
+    "SENTENCES",
+    "SENTENCE_VALUES",
+    "SHAPES",
     "Group",
     "GroupKind",
     "group_huxi",
     "is_jiao",
     "is_sentence",
+    "partners",
     "scoring_sentence_huxi",
+    "shapes_with",
 ]
 
 
@@ -83,28 +92,71 @@ HUXI_TABLE: Final[dict[GroupKind, tuple[int, int]]] = {
     GroupKind.PAO: (6, 9),
     GroupKind.TI: (9, 12),
 }
+GROWABLE: Final = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
+"""Table groups one more card turns into a 跑 or 提 (§2, §5)."""
+
 #: 胡息 of 一二三 and 二七十 (small) / 壹贰叁 and 贰柒拾 (big) — RULES.md §5.
 SCORING_SENTENCE_HUXI: Final = (3, 6)
 
-_SCORING_SENTENCES: Final = frozenset({(0, 1, 2), (1, 6, 9), (10, 11, 12), (11, 16, 19)})
+# ---- the one table of shapes (RULES.md §2) ------------------------------------------
+# A shape is a sorted triple of card indices; a value triple names one size's cards by
+# value index (0 = 一/壹 … 9 = 十/拾).
+
+_RUNS: Final = tuple((v, v + 1, v + 2) for v in range(8))
+_ERQISHI: Final = (1, 6, 9)
+
+#: One size's sentences (一句话) as value triples: the runs, then 二七十.
+SENTENCE_VALUES: Final[tuple[tuple[int, int, int], ...]] = (*_RUNS, _ERQISHI)
+#: The sentences that score (§5), as value triples: 一二三 and 二七十.
+SCORING_VALUES: Final[tuple[tuple[int, int, int], ...]] = (_RUNS[0], _ERQISHI)
+#: Every sentence as a card triple: the runs (small, then big), then 二七十 and 贰柒拾.
+SENTENCES: Final[tuple[tuple[int, int, int], ...]] = tuple(
+    (size + a, size + b, size + c)
+    for values in (_RUNS, (_ERQISHI,)) for size in (0, 10) for a, b, c in values)
+#: Every 绞 as a card triple: two small and one big (九九玖), then one small and two big.
+JIAOS: Final[tuple[tuple[int, int, int], ...]] = (
+    *((v, v, v + 10) for v in range(10)), *((v, v + 10, v + 10) for v in range(10)))
+#: Every sentence and 绞: the shapes 吃, 比 and free hand cards are grouped in.
+SHAPES: Final[tuple[tuple[int, int, int], ...]] = SENTENCES + JIAOS
+
+_SENTENCE_SET: Final = frozenset(SENTENCES)
+_JIAO_SET: Final = frozenset(JIAOS)
+_SCORING_SENTENCES: Final = frozenset(
+    (size + a, size + b, size + c) for a, b, c in SCORING_VALUES for size in (0, 10))
+_SHAPES_WITH: Final = tuple(tuple(s for s in SHAPES if card in s) for card in range(20))
+_PARTNERS: Final = tuple(
+    tuple(sorted({c for s in shapes for c in s} - {card}))
+    for card, shapes in enumerate(_SHAPES_WITH))
+
+
+def shapes_with(card: int) -> tuple[tuple[int, int, int], ...]:
+    """Every sentence and 绞 (card triples, table order) that holds ``card``.
+
+    >>> from paohuzi.cards import format_cards
+    >>> [format_cards(s) for s in shapes_with(1)]
+    ['一二三', '二三四', '二七十', '二二贰', '二贰贰']
+    """
+    return _SHAPES_WITH[card]
+
+
+def partners(card: int) -> tuple[int, ...]:
+    """The other cards that share a sentence or 绞 with ``card``, sorted.
+
+    >>> from paohuzi.cards import format_cards
+    >>> format_cards(partners(6))
+    '二五六八九十柒'
+    """
+    return _PARTNERS[card]
 
 
 def is_sentence(cards: tuple[int, ...]) -> bool:
     """Three cards of one size with consecutive values, or 二七十 / 贰柒拾 (sorted input)."""
-    if len(cards) != 3:
-        return False
-    a, b, c = cards
-    if a // 10 != c // 10:
-        return False
-    return (b == a + 1 and c == a + 2) or (a % 10, b % 10, c % 10) == (1, 6, 9)
+    return cards in _SENTENCE_SET
 
 
 def is_jiao(cards: tuple[int, ...]) -> bool:
     """Three cards of one value, both sizes present (sorted input)."""
-    if len(cards) != 3:
-        return False
-    a, b, c = cards
-    return a % 10 == b % 10 == c % 10 and a != c
+    return cards in _JIAO_SET
 
 
 def scoring_sentence_huxi(cards: tuple[int, ...]) -> int:

@@ -35,16 +35,10 @@ import random
 from collections.abc import Sequence
 
 from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
+from paohuzi.cardcount import must_discard
 from paohuzi.cards import KINDS
-from paohuzi.groups import Group, GroupKind
-from paohuzi.solver import (
-    bound_from_partial,
-    huxi_upper_bound,
-    isolated_cards,
-    may_complete_with,
-    partial_huxi_counts,
-    solve_counts,
-)
+from paohuzi.groups import SCORING_VALUES, SENTENCE_VALUES, Group, GroupKind
+from paohuzi.solver import may_win, partial_huxi_counts, solve_counts
 from paohuzi.view import Observation
 
 __all__ = ["HeuristicPlayer", "hand_value"]
@@ -61,31 +55,46 @@ def _field(code: int, v: int) -> int:
     return (code >> (3 * v)) & 7
 
 
+def _moves(low: int) -> tuple[tuple[tuple[int, ...], int, float], ...]:
+    """The blocks whose lowest card is value ``low``, from groups' table of sentences:
+    ``(their other values, their code, block value)``. A complete sentence is worth
+    ``_COMPLETE`` (more if it scores); a near-group (two cards of a sentence, waiting
+    on the third) ``_NEAR`` for neighbours, less for a gap (嵌张), less still for the 2
+    with the 7 or the 10 of 二七十.
+    """
+    moves: list[tuple[tuple[int, ...], int, float]] = []
+    near: dict[int, float] = {}
+    for values in SENTENCE_VALUES:
+        if values[0] == low:
+            bonus = 0.6 if values in SCORING_VALUES else 0.0
+            moves.append((values[1:], sum(1 << (3 * v) for v in values[1:]), _COMPLETE + bonus))
+        if low in values:
+            for v in values:
+                if v - low == 1:
+                    near[v] = _NEAR
+                elif v - low == 2:
+                    near[v] = _NEAR * 0.85
+                elif v > low == values[0]:
+                    near[v] = _NEAR * 0.7
+    moves.extend(((v,), 1 << (3 * v), gain) for v, gain in sorted(near.items()))
+    return tuple(moves)
+
+
+_MOVES = tuple(_moves(low) for low in range(10))
+
+
 def _blocks(code: int) -> float:
     """Best block score of one size's free cards (complete groups and near-groups)."""
     found = _blocks_memo.get(code)
     if found is not None:
         return found
-    shift = ((code & -code).bit_length() - 1) // 3
-    i = shift
+    i = ((code & -code).bit_length() - 1) // 3
     one = 1 << (3 * i)
     rest = code - one
     best = _blocks(rest)  # the lowest card left loose
-    n1 = _field(code, i + 1) if i <= 8 else 0
-    n2 = _field(code, i + 2) if i <= 7 else 0
-    if n1 and n2:
-        best = max(best, _COMPLETE + (0.6 if i == 0 else 0.0)
-                   + _blocks(rest - (1 << (3 * (i + 1))) - (1 << (3 * (i + 2)))))
-    if i == 1 and _field(code, 6) and _field(code, 9):
-        best = max(best, _COMPLETE + 0.6 + _blocks(rest - (1 << 18) - (1 << 27)))
-    if n1:
-        best = max(best, _NEAR + _blocks(rest - (1 << (3 * (i + 1)))))
-    if n2:
-        best = max(best, _NEAR * 0.85 + _blocks(rest - (1 << (3 * (i + 2)))))
-    if i == 1 and _field(code, 6):
-        best = max(best, _NEAR * 0.7 + _blocks(rest - (1 << 18)))
-    if i == 1 and _field(code, 9):
-        best = max(best, _NEAR * 0.7 + _blocks(rest - (1 << 27)))
+    for others, mask, gain in _MOVES[i]:
+        if all(_field(code, v) for v in others):
+            best = max(best, gain + _blocks(rest - mask))
     if _field(code, i) >= 2:
         best = max(best, _PAIR + _blocks(rest - one))
     _blocks_memo[code] = best
@@ -104,22 +113,11 @@ def _shape(free: Sequence[int]) -> float:
 # ---- the value of a hand -----------------------------------------------------------
 
 def _waits_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
-                 min_huxi: int, partial: int) -> float:
+                 min_huxi: int) -> float:
     """Σ over winning cards of live copies × (胡息 / 15), the cards it waits on."""
-    isolated = isolated_cards(hand)
-    if len(isolated) > 2:
-        return 0.0
-    owned = sum(hand) + sum(len(m.cards) for m in melds)
-    k = sum(1 for m in melds if m.is_pao_or_ti)
-    n = owned + 1
-    if n != (21 if k == 0 else 20 + k) and n != 20 + k + 1:
-        return 0.0
     total = 0.0
     for card in range(KINDS):
-        if live[card] <= 0 or not may_complete_with(isolated, card):
-            continue
-        if bound_from_partial(partial, hand, melds, card) < min_huxi \
-                or huxi_upper_bound(hand, melds, card) < min_huxi:
+        if live[card] <= 0 or not may_win(hand, melds, card, min_huxi):
             continue
         win = solve_counts(hand, melds, card, "other", min_huxi=min_huxi, trusted=True)
         if win is not None:
@@ -138,7 +136,7 @@ def hand_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
     if huxi < min_huxi:
         value -= 0.15 * (min_huxi - huxi)
     if waits:
-        value += 2.5 * _waits_value(hand, melds, live, min_huxi, huxi)
+        value += 2.5 * _waits_value(hand, melds, live, min_huxi)
     return value
 
 
@@ -208,8 +206,7 @@ class HeuristicPlayer:
         for value, _, action in scored[:self.refine]:  # the waits only for the best few
             assert isinstance(action, Discard)
             hand[action.card] -= 1
-            value += 2.5 * _waits_value(hand, melds, live, min_huxi,
-                                        partial_huxi_counts(hand, melds))
+            value += 2.5 * _waits_value(hand, melds, live, min_huxi)
             hand[action.card] += 1
             if best is None or value > best[1]:
                 best = (action, value)
@@ -221,7 +218,7 @@ class HeuristicPlayer:
         """The hand's value after an intake, with the best discard if one is due."""
         owned = sum(hand) + sum(len(m.cards) for m in melds)
         k = sum(1 for m in melds if m.is_pao_or_ti)
-        if owned <= 20 + max(0, k - 1):
+        if not must_discard(owned, k):
             return hand_value(hand, melds, live, min_huxi)
         discards = [Discard(c) for c in range(KINDS) if 0 < hand[c] <= 2]  # type: ignore[arg-type]
         if not discards:

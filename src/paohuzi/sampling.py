@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass
 
 from paohuzi.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
-from paohuzi.groups import Group, GroupKind, is_sentence
+from paohuzi.groups import JIAOS, SENTENCES, Group, GroupKind
 
 __all__ = ["Position", "random_positions"]
 
@@ -42,10 +42,6 @@ class Position:
         return f"hand={format_cards(self.hand)} melds=[{melds}] card={self.card} {self.source}"
 
 
-_SENTENCES = [tuple(s + k for k in (0, 1, 2)) for size in (0, 10) for s in range(size, size + 8)]
-_SENTENCES += [(1, 6, 9), (11, 16, 19)]
-_JIAO = [(v, v, v + 10) for v in range(10)] + [(v, v + 10, v + 10) for v in range(10)]
-assert all(is_sentence(s) for s in _SENTENCES)
 
 
 def _take(deck: list[int], cards: tuple[int, ...]) -> bool:
@@ -70,9 +66,9 @@ def _built(rng: random.Random) -> Position | None:
             kind = rng.choice(("pao", "ti", "ti_hand"))
             cards: tuple[int, ...] = (x,) * 4
         elif roll < 0.45:
-            kind, cards = "sentence", rng.choice(_SENTENCES)
+            kind, cards = "sentence", rng.choice(SENTENCES)
         elif roll < 0.6:
-            kind, cards = "jiao", rng.choice(_JIAO)
+            kind, cards = "jiao", rng.choice(JIAOS)
         else:
             x = rng.randrange(KINDS)
             kind, cards = rng.choice(("kan", "peng", "wei", "chouwei", "kan")), (x,) * 3

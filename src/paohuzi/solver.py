@@ -27,30 +27,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal, NamedTuple
 
+from paohuzi.cardcount import MENZI_TO_WIN, may_form_menzi
 from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, validate_counts
-from paohuzi.decompose import best_free_huxi, best_free_split, partial_scoring_sentences
+from paohuzi.decompose import (
+    best_free_huxi,
+    best_free_split,
+    partial_scoring_sentences,
+    partial_scoring_split,
+    scoring_gain,
+)
 from paohuzi.errors import PaohuziError
-from paohuzi.groups import Group, GroupKind
+from paohuzi.groups import (
+    GROWABLE,
+    HUXI_TABLE,
+    SCORING_SENTENCE_HUXI,
+    SCORING_VALUES,
+    Group,
+    GroupKind,
+    partners,
+)
 from paohuzi.rules import Ruleset
 
 __all__ = [
-    "GROWABLE",
-    "MENZI_TO_WIN",
-    "PARTNERS",
     "SOURCES",
     "Arrangement",
     "Source",
     "Wait",
     "best_huxi",
     "best_partial_huxi",
-    "bound_from_partial",
     "can_hu",
-    "huxi_upper_bound",
-    "isolated_cards",
-    "may_complete_with",
-    "owned_card_count_ok",
+    "clear_prefilter_cache",
+    "may_win",
     "partial_huxi_counts",
     "solve",
     "solve_counts",
@@ -61,8 +70,6 @@ __all__ = [
 
 Source = Literal["self", "other", "liangzhang"]
 SOURCES: tuple[str, ...] = ("self", "other", "liangzhang")
-MENZI_TO_WIN = 7
-"""A winning hand is exactly 7 门子 (§6.1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,15 +114,6 @@ class Arrangement:
         return f"{self.huxi} 胡息: " + " ".join(parts)
 
 
-def owned_card_count_ok(n_cards: int, n_pao_ti: int) -> bool:
-    """Whether a player can own ``n_cards`` (hand + table) between turns (§4.4).
-
-    A player starts with 20 cards and after an intake discards exactly when he
-    holds more than ``20 + max(0, k - 1)``, ``k`` his 跑 and 提.
-    """
-    return 20 <= n_cards <= 20 + max(0, n_pao_ti - 1)
-
-
 # How the winning card may be placed (a "scenario"):
 _FREE = 0  # the card joins the free hand cards
 _GROW_KAN = 1  # a hand 坎 becomes 跑 (another's card) or 提 (own draw)
@@ -135,7 +133,7 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
         # 破跑胡: another's card may be used elsewhere; a 提 is never broken.
         return [(_GROW_KAN, grown, -1)] if own else [(_GROW_KAN, grown, -1), (_FREE, None, -1)]
     for i, meld in enumerate(melds):
-        if meld.cards[0] == card and meld.kind in _GROWABLE:
+        if meld.cards[0] == card and meld.kind in GROWABLE:
             if meld.kind is GroupKind.PENG:  # any drawn card may make it a 跑, or be used
                 return [(_GROW_MELD, Group.identical(GroupKind.PAO, card), i), (_FREE, None, -1)]
             if own:
@@ -147,26 +145,6 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
             return [(_WITH_PAIR, Group.identical(kind, card), -1)]
         return [(_WITH_PAIR, Group.identical(GroupKind.PENG, card), -1), (_FREE, None, -1)]
     return [(_FREE, None, -1)]
-
-
-GROWABLE = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
-"""Table groups one more card turns into a 跑 or 提 (§2, §5)."""
-_GROWABLE = GROWABLE
-
-
-def bound_from_partial(partial: int, hand: Sequence[int], melds: Sequence[Group],
-                       card: int) -> int:
-    """An upper bound of the 胡息 of any win on ``card``, from the hand's best partial
-    胡息 (:func:`partial_huxi_counts`, which callers cache): the card adds at most one
-    scoring sentence (only a 1, 2, 3, 7 or 10: 3 small, 6 big) and at most 6 by growing a
-    hand 坎 or pair or a table 偎/碰. Never below :func:`huxi_upper_bound`.
-    """
-    bound = partial
-    if card % 10 in (0, 1, 2, 6, 9):
-        bound += 6 if card >= 10 else 3
-    if hand[card] >= 2 or any(m.cards[0] == card and m.kind in GROWABLE for m in melds):
-        bound += 6
-    return bound
 
 
 def _best(hand: list[int], melds: Sequence[Group], card: int, source: str, dealer: bool,
@@ -241,79 +219,6 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: str, deale
 
 _KAN_HUXI = (Group.identical(GroupKind.KAN, 0).huxi, Group.identical(GroupKind.KAN, 10).huxi)
 _TI_HUXI = (Group.identical(GroupKind.TI, 0).huxi, Group.identical(GroupKind.TI, 10).huxi)
-
-
-def _partners(card: int) -> tuple[int, ...]:
-    """Cards that can share a sentence or 绞 with ``card`` (other than itself)."""
-    size, v = (card // 10) * 10, card % 10
-    near = {size + w for w in range(max(0, v - 2), min(9, v + 2) + 1) if w != v}
-    if v in (1, 6, 9):
-        near |= {size + w for w in (1, 6, 9) if w != v}
-    near.add((card + 10) % 20)
-    return tuple(sorted(near))
-
-
-PARTNERS: tuple[tuple[int, ...], ...] = tuple(_partners(c) for c in range(KINDS))
-"""For each card, the cards that can share a sentence or 绞 with it."""
-_PARTNER_SETS = tuple(frozenset(p) for p in PARTNERS)
-
-
-def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
-    """Free hand cards held once that no other free hand card could group with.
-
-    >>> from paohuzi.cards import counts_of, parse_cards, format_cards
-    >>> format_cards(isolated_cards(counts_of(parse_cards("一二 五 九 玖 拾拾拾"))))
-    '五'
-    """
-    isolated = []
-    for c in range(KINDS):
-        if hand[c] == 1:
-            for d in PARTNERS[c]:
-                if 0 < hand[d] <= 2:
-                    break
-            else:
-                isolated.append(c)
-    return tuple(isolated)
-
-
-def may_complete_with(isolated: Sequence[int], card: int) -> bool:
-    """A necessary condition for ``card`` to complete a hand with these isolated cards.
-
-    Every isolated card must end in a group with the new card, or be paired by it:
-    so there are at most two, and the card must be a partner of each (or, for a
-    single one, the same card).
-    """
-    if not isolated:
-        return True
-    if len(isolated) == 1:
-        return card == isolated[0] or card in _PARTNER_SETS[isolated[0]]
-    if len(isolated) == 2:
-        return card in _PARTNER_SETS[isolated[0]] and card in _PARTNER_SETS[isolated[1]]
-    return False
-
-
-def huxi_upper_bound(hand: Sequence[int], melds: Sequence[Group], card: int) -> int:
-    """A cheap bound no winning arrangement on ``card`` can exceed (to skip hopeless checks).
-
-    Table and locked 胡息, plus the best scoring sentences with the card free, plus 6 if
-    the card can grow a 坎, pair or table group (a 提 is 6 above a 坎 or 偎, a 跑 at most
-    6 above a 碰, and a 偎 from a pair at most 6).
-
-    >>> from paohuzi.cards import counts_of, parse_cards, Card
-    >>> huxi_upper_bound(counts_of(parse_cards("一二三 四五六")), [], Card.parse("七"))
-    3
-    """
-    free = [n if n <= 2 else 0 for n in hand]
-    locked = 0
-    for i, n in enumerate(hand):
-        if n == 3:
-            locked += _KAN_HUXI[i >= 10]
-        elif n == 4:
-            locked += _TI_HUXI[i >= 10]
-    free[card] += 1
-    grow = 6 if hand[card] >= 2 or any(
-        m.cards[0] == card and m.kind in _GROWABLE for m in melds) else 0
-    return sum(m.huxi for m in melds) + locked + partial_scoring_sentences(free) + grow
 
 
 def best_huxi(hand: Iterable[int], melds: Sequence[Group], card: int, source: str = "other",
@@ -493,17 +398,150 @@ def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = ()) -> Arrangemen
     locked = _locked_groups(counts)
     free = [n if n <= 2 else 0 for n in counts]
     groups: list[Group] = list(melds) + locked
-    for offset in (0, 10):
-        c = free[offset : offset + 10]
-        n123 = min(c[0], c[1], c[2])
-        n2710 = min(c[1] - n123, c[6], c[9])
-        # 一二三 first, then 二七十 with the 2s left: optimal (see partial_scoring_sentences).
-        for shape, n in (((0, 1, 2), n123), ((1, 6, 9), n2710)):
-            for _ in range(n):
-                groups.append(Group(GroupKind.SENTENCE,
-                                    tuple(ALL_CARDS[offset + k] for k in shape)))
-                for k in shape:
-                    free[offset + k] -= 1
+    for shape in partial_scoring_split(free):
+        groups.append(Group(GroupKind.SENTENCE, tuple(ALL_CARDS[c] for c in shape)))
+        for c in shape:
+            free[c] -= 1
     leftover = tuple(ALL_CARDS[i] for i in range(KINDS) for _ in range(free[i]))
     on_table = tuple([True] * len(melds) + [False] * (len(groups) - len(melds)))
     return Arrangement(tuple(groups), on_table, leftover, None)
+
+
+# ---- the win prefilter: cheap necessary conditions, cached on the hand's counts ------
+
+class _HandFacts(NamedTuple):
+    """What the prefilter needs of a hand (a count vector), worked out once."""
+
+    cards: int
+    """Cards in the hand."""
+    ti: int
+    """Hand 提 (four of a kind)."""
+    huxi: int
+    """胡息 of the hand 坎/提 and of the best scoring sentences of the free cards."""
+    free: tuple[int, ...]
+    """The free cards (outside 坎 and 提)."""
+    isolated: tuple[int, ...]
+    """Free cards held once that no other free card could share a group with."""
+
+
+def _isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
+    """Free hand cards held once that no other free hand card could group with.
+
+    >>> from paohuzi.cards import counts_of, parse_cards, format_cards
+    >>> format_cards(_isolated_cards(counts_of(parse_cards("一二 五 九 玖 拾拾拾"))))
+    '五'
+    """
+    isolated = []
+    for c in range(KINDS):
+        if hand[c] == 1:
+            for d in _PARTNERS[c]:
+                if 0 < hand[d] <= 2:
+                    break
+            else:
+                isolated.append(c)
+    return tuple(isolated)
+
+
+def _hand_facts(hand: Sequence[int]) -> _HandFacts:
+    free = list(hand)
+    locked = ti = 0
+    for i, n in enumerate(hand):
+        if n >= 3:
+            free[i] = 0
+            if n == 3:
+                locked += _KAN_HUXI[i >= 10]
+            else:
+                locked += _TI_HUXI[i >= 10]
+                ti += 1
+    return _HandFacts(sum(hand), ti, locked + partial_scoring_sentences(free), tuple(free),
+                      _isolated_cards(hand))
+
+
+_facts_memo: dict[tuple[int, ...], _HandFacts] = {}
+_FACTS_LIMIT: Final = 1 << 16
+"""The memo is emptied when it reaches this many hands (a bound on its memory)."""
+
+
+def clear_prefilter_cache() -> None:
+    """Forget the hands :func:`may_win` has analysed (for cold benchmarks)."""
+    _facts_memo.clear()
+
+
+_GROWTH: Final = max(
+    HUXI_TABLE[new][big] - HUXI_TABLE[old][big]
+    for old, new in ((GroupKind.KAN, GroupKind.TI), (GroupKind.KAN, GroupKind.PAO),
+                     (GroupKind.WEI, GroupKind.TI), (GroupKind.WEI, GroupKind.PAO),
+                     (GroupKind.CHOUWEI, GroupKind.TI), (GroupKind.CHOUWEI, GroupKind.PAO),
+                     (GroupKind.PENG, GroupKind.PAO), (GroupKind.PAIR, GroupKind.PENG),
+                     (GroupKind.PAIR, GroupKind.WEI), (GroupKind.PAIR, GroupKind.KAN))
+    for big in (0, 1))
+"""The most 胡息 one card adds by growing a hand 坎 or pair or a table 偎/碰 (6)."""
+
+
+def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: int) -> bool:
+    """A cheap necessary condition for a win on ``card`` with at least ``min_huxi`` 胡息.
+
+    ``False`` means no arrangement wins (so :func:`solve_counts` need not be asked);
+    ``True`` means it may. Three checks, the hand's part cached on its counts:
+
+    * the card count of 7 门子 (§6.1, :func:`~paohuzi.cardcount.may_form_menzi`);
+    * every *isolated* card (a free card held once that no other free card could
+      share a sentence or 绞 with) must end in a group with the new card or be
+      paired by it: so at most two, and the card a partner of each (or the same card);
+    * a bound on the 胡息: table, 坎 and 提 胡息, the best scoring sentences with the
+      card free, and what the card adds by growing a 坎, pair or table 偎/碰.
+
+    >>> from paohuzi.cards import counts_of, parse_cards, format_cards, Card
+    >>> hand = counts_of(parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖"))
+    >>> may_win(hand, [], Card.parse("拾"), 15), may_win(hand, [], Card.parse("拾"), 19)
+    (True, False)
+    >>> hand = counts_of(parse_cards("壹贰叁 壹贰叁 壹贰叁 肆伍陆 肆伍陆 拾拾拾 三 十"))
+    >>> format_cards(_isolated_cards(hand))  # 壹贰叁 and 拾 are 坎: 三 and 十 group with nothing
+    '三十'
+    >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])
+    '二'
+    """
+    key = tuple(hand)
+    facts = _facts_memo.get(key)
+    if facts is None:
+        if len(_facts_memo) >= _FACTS_LIMIT:
+            _facts_memo.clear()
+        facts = _facts_memo[key] = _hand_facts(key)
+    isolated = facts.isolated
+    if isolated:
+        if len(isolated) == 1:
+            if card != isolated[0] and card not in _PARTNER_SETS[isolated[0]]:
+                return False
+        elif len(isolated) > 2 or card not in _PARTNER_SETS[isolated[0]] \
+                or card not in _PARTNER_SETS[isolated[1]]:
+            return False
+    owned = facts.cards + 1
+    pao_ti = facts.ti
+    bound = facts.huxi
+    grows = hand[card] >= 2
+    for meld in melds:
+        kind = meld.kind
+        bound += meld.huxi
+        if kind is GroupKind.PAO or kind is GroupKind.TI:
+            pao_ti += 1
+            owned += 4
+        else:
+            owned += 3
+            if not grows and meld.cards[0] == card and kind in GROWABLE:
+                grows = True
+    if not may_form_menzi(owned, pao_ti):
+        return False
+    if grows:
+        bound += _GROWTH
+    if bound >= min_huxi:
+        return True
+    return bound + _MOST_GAIN[card] >= min_huxi and \
+        bound + scoring_gain(facts.free, card) >= min_huxi
+
+
+_PARTNERS: Final = tuple(partners(c) for c in range(KINDS))
+_PARTNER_SETS: Final = tuple(frozenset(p) for p in _PARTNERS)
+_MOST_GAIN: Final = tuple(
+    SCORING_SENTENCE_HUXI[c >= 10] if any(c % 10 in v for v in SCORING_VALUES) else 0
+    for c in range(KINDS))
+"""The most 胡息 one card can add to the scoring sentences: one sentence, if it is in one."""
