@@ -282,6 +282,20 @@ def test_leaving_mid_hand_pays_the_escape_penalty(srv):
     asyncio.run(go())
 
 
+async def play_until_result(conn: Conn, timeout: float = 60.0) -> dict[str, Any]:
+    """Answer every decision with its first legal action until the hand's result shows
+    (a table whose only person is in 托管 pauses, so the person plays)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        msg = await conn.recv(max(0.05, deadline - time.monotonic()))
+        if msg.get("type") != "state" or not msg.get("view"):
+            continue
+        if msg["view"].get("result"):
+            return msg
+        if msg["view"].get("to_act"):
+            await conn.send({"type": "act", "action": msg["view"]["legal_actions"][0]})
+
+
 def test_shuffle_commitment_is_opened_and_checks(srv):
     from paohuzi.deal import Deal
     from paohuzi.rules import Ruleset
@@ -295,8 +309,7 @@ def test_shuffle_commitment_is_opened_and_checks(srv):
         first = await conn.seen_or_until(lambda m: m.get("type") == "state" and m.get("shuffle"))
         published = first["shuffle"]["commitment"]
         assert "seed" not in first["shuffle"]
-        done = await conn.until(lambda m: m.get("type") == "state" and m["view"]
-                                and m["view"].get("result"), timeout=60)
+        done = await play_until_result(conn)
         await conn.ws.close()
         return {"published": published, "shuffle": done["shuffle"], "code": code}
 
