@@ -137,3 +137,64 @@ def test_a_room_whose_people_are_all_in_tuoguan_pauses(srv):
     paused, still, resumed = asyncio.run(go())
     assert still == paused  # nobody plays on while every person is away
     assert resumed > still  # takeover: the table goes on (the player's timer runs again)
+
+
+class SlowPlayer:
+    """Thinks 100 ms holding the interpreter (as a search player does), then passes or
+    plays its first legal action."""
+
+    def choose(self, view: Any, legal: Any) -> Any:
+        end = time.perf_counter() + 0.1
+        while time.perf_counter() < end:
+            pass
+        return legal[-1]
+
+
+def test_busy_rooms_do_not_starve_another_room(srv, monkeypatch):
+    """Computer moves of all rooms once shared one thread pool (and a missed discard ran
+    the computer on the event loop): rooms of slow computers starved a separate room."""
+    from paohuzi.server.table import Table
+
+    busy: set[str] = set()
+    original = Table.computer_player
+    monkeypatch.setattr(Table, "computer_player", lambda self, seat: SlowPlayer()
+                        if self.code in busy else original(self, seat))
+
+    def quiet_progress(seconds: float) -> int:
+        _, token = srv.player()
+        code = srv.quick(token, level="random", bot_delay=0, timer=30, next_delay=0)
+        bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
+        asyncio.run(bot.play(10**6, timeout=seconds))
+        return sum(1 for e in srv.server.storage.load_log(code) if e["k"] == "act")
+
+    alone = quiet_progress(3.0)
+    tokens = [srv.player(f"b{i}")[1] for i in range(12)]
+    codes = [srv.quick(t, level="random", bot_delay=0, timer=30, next_delay=0)
+             for t in tokens]
+    busy.update(codes)
+    stop = time.monotonic() + 6.0
+
+    async def keep_busy(code: str, token: str) -> None:
+        bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
+        await bot.play(10**6, timeout=stop - time.monotonic())
+
+    async def crowd() -> None:
+        await asyncio.sleep(1.0)  # let the busy rooms get going
+
+    import threading
+
+    helpers = threading.Thread(target=lambda: asyncio.run(_gather(
+        [keep_busy(c, t) for c, t in zip(codes, tokens, strict=True)])), daemon=True)
+    helpers.start()
+    asyncio.run(crowd())
+    crowded = quiet_progress(3.0)
+    helpers.join(timeout=10)
+    busy_moves = sum(1 for c in codes for e in srv.server.storage.load_log(c)
+                     if e["k"] == "act" and e["seat"] != 0)
+    assert busy_moves > 20  # the busy rooms really kept the computers busy
+    print("quiet room moves alone, crowded:", alone, crowded, "busy:", busy_moves)
+    assert crowded >= 0.35 * alone, (crowded, alone)  # one shared FIFO pool: ~0.2
+
+
+async def _gather(coros: list[Any]) -> None:
+    await asyncio.gather(*coros)
