@@ -94,7 +94,8 @@ def test_kill_minus_nine_loses_nothing(tmp_path):
                    for i in range(3)]
         tokens = [p["token"] for p in players]
         room = httpx.post(f"{server.base}/api/rooms", json={
-            "seats": ["human"] * 3, "timer": 60, "next_delay": 0.1, "bot_delay": 0},
+            "seats": ["human"] * 3, "timer": 60, "next_delay": 0.1, "bot_delay": 0,
+            "claim_window": 0.05},
             headers={"authorization": f"Bearer {tokens[0]}"}).json()["code"]
         url = f"ws://127.0.0.1:{server.port}/ws/{room}"
         acked: dict[int, set[int]] = {0: set(), 1: set(), 2: set()}

@@ -1,7 +1,9 @@
 """Leak fuzz: seeded games played over real WebSockets by bot clients sending random legal
 and illegal messages, with a spectator. Every state message any seat (or the spectator)
 received must be exactly the engine's seat view of that seat at some point of the replayed
-game — so no card hidden from a seat ever reaches it (zero tolerance)."""
+game — so no card hidden from a seat ever reaches it (zero tolerance) — and every shown
+card reaches a seat without an option the same way whether or not another seat had one
+(one message ending with the card in play, then one with what became of it)."""
 
 from __future__ import annotations
 
@@ -12,11 +14,10 @@ from typing import Any
 
 import pytest
 import websockets
+from claim_points import UNIFORM, replayed, shown_card_signatures
 from server_util import live_server
 
-from paohuzi.record import replay_steps
 from paohuzi.server.client import BotClient
-from paohuzi.view import observe, view_json
 
 pytest.importorskip("starlette")
 
@@ -36,13 +37,8 @@ async def spectate(url: str, token: str, seconds: float) -> list[dict[str, Any]]
 
 
 def expected_views(record: dict[str, Any], hand_seat: int | None) -> list[tuple[str, list[Any]]]:
-    """(view JSON without events, events) after the deal and after every decision."""
-    out = []
-    for hand in replay_steps(record):
-        view = json.loads(json.dumps(view_json(observe(hand, hand_seat)), ensure_ascii=False))
-        events = view.pop("events")
-        out.append((json.dumps(view, sort_keys=True, ensure_ascii=False), events))
-    return out
+    """(view JSON without events, events) at every claim point and after every decision."""
+    return replayed(record, hand_seat)[0]
 
 
 def check_messages(messages: list[dict[str, Any]], games: dict[int, dict[str, Any]],
@@ -81,6 +77,24 @@ def check_messages(messages: list[dict[str, Any]], games: dict[int, dict[str, An
 _cache: dict[tuple[int, int | None], list[tuple[str, list[Any]]]] = {}
 
 
+def check_shown_cards(results: list[Any], storage: Any) -> dict[bool, list[tuple[Any, ...]]]:
+    """Every seat's (and the spectator's) signatures of the shown cards it had no option
+    on, keyed by whether another seat had one."""
+    out: dict[bool, list[tuple[Any, ...]]] = {True: [], False: []}
+    for code, bots, spectator_messages in results:
+        games = {i + 1: g for i, g in enumerate(storage.games_in_room(code))}
+        viewers = [(seat, bot.messages) for seat, bot in enumerate(bots)]
+        for hand_no, record in games.items():
+            for match_seat, messages in [*viewers, (None, spectator_messages)]:
+                seats = record["match_seats"]
+                hand_seat = seats.index(match_seat) if match_seat in seats else None
+                shown = replayed(record, hand_seat)[1]
+                found = shown_card_signatures(messages, None, hand_no, shown, hand_seat)
+                for key in out:
+                    out[key].extend(found[key])
+    return out
+
+
 def test_no_message_leaks_a_hidden_card(tmp_path):
     with live_server(str(tmp_path / "fuzz.db")) as srv:
         tokens = [srv.player(f"p{i}")[1] for i in range(3)]
@@ -111,5 +125,10 @@ def test_no_message_leaks_a_hidden_card(tmp_path):
                 refused += sum(1 for m in bot.messages if m.get("type") == "error")
             checked += check_messages(spectator_messages, games, None)
         assert total_games >= ROOMS * HANDS
+        signatures = check_shown_cards(results, storage)
+        # cards on which another seat had an option, and cards on which nobody had one,
+        # both seen, and all delivered exactly the same way
+        assert len(signatures[True]) > ROOMS and len(signatures[False]) > ROOMS * 10
+        assert set(signatures[True]) == set(signatures[False]) == {UNIFORM}
         assert checked > ROOMS * HANDS * 20
         assert refused > 0  # illegal messages were really sent and refused

@@ -23,7 +23,7 @@ Each decision has one validation path: :meth:`Hand.verify` raises
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NamedTuple
@@ -275,8 +275,18 @@ class Hand:
     """Skip 胡 checks that cheap necessary conditions rule out (a test turns this off
     and checks that the games are unchanged)."""
 
-    def __init__(self, rules: Ruleset, deal: Deal) -> None:
+    on_claim_point: Callable[[Hand], None] | None = None
+    """Called at every claim point — the 亮张, a shown card (a discard or a shown draw),
+    one's own 提/偎 — once the options on it are worked out and *before* a card nobody
+    may claim is resolved (the hand then goes on at once). The game server delivers
+    the table as it is at each such point, so that the batching of what a seat
+    receives never tells whether another seat had an option. Nothing changes when it
+    is ``None`` (the default)."""
+
+    def __init__(self, rules: Ruleset, deal: Deal, *,
+                 on_claim_point: Callable[[Hand], None] | None = None) -> None:
         deal.validate(rules)
+        self.on_claim_point = on_claim_point
         self.rules = rules
         self.deal = deal
         self.players = rules.players
@@ -312,6 +322,7 @@ class Hand:
         worked out as in play; otherwise seat ``turn`` must discard.
         """
         hand = cls.__new__(cls)
+        hand.on_claim_point = None
         hand.rules = rules
         hand.players = rules.players
         hand._orders = [[(s + i) % hand.players for i in range(hand.players)]
@@ -391,7 +402,9 @@ class Hand:
         if options:
             self.claim = Claim(self.liangzhang, self.dealer, "liangzhang", options, wins=wins)
             self.phase = Phase.CLAIM
+            self._claim_point()
             return
+        self._claim_point()
         self._after_liangzhang(events)
 
     def _after_liangzhang(self, events: list[Event]) -> None:
@@ -469,8 +482,14 @@ class Hand:
             self.claim = Claim(card, seat, "own", {seat: [Hu(), Pass()]}, wins={seat: win},
                                last=last)
             self.phase = Phase.CLAIM
+            self._claim_point()
             return
+        self._claim_point()
         self._after_intake(events, seat)
+
+    def _claim_point(self) -> None:
+        if self.on_claim_point is not None:
+            self.on_claim_point(self)
 
     def _win_check(self, seat: int, card: int, source: str) -> Arrangement | None:
         """The winning arrangement of ``seat`` on ``card``, or None (§6.1 conditions)."""
@@ -524,6 +543,7 @@ class Hand:
         self.claim = Claim(card, source, context, options, forced_pao=forced_pao, wins=wins,
                            last=last)
         self.phase = Phase.CLAIM
+        self._claim_point()
         if not options:
             self._resolve(events)
 

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,13 +85,16 @@ class Match:
         seats = [(self.dealer + i) % self.n_seats for i in range(self.n_seats)]
         return tuple(s for s in seats if s != self.xingjia)
 
-    def start_hand(self, seed: int | None = None) -> Hand:
-        """Deal the next hand (hand seat 0 is the dealer: see :meth:`playing_seats`)."""
+    def start_hand(self, seed: int | None = None, *,
+                   on_claim_point: Callable[[Hand], None] | None = None) -> Hand:
+        """Deal the next hand (hand seat 0 is the dealer: see :meth:`playing_seats`);
+        ``on_claim_point``: see :attr:`Hand.on_claim_point`."""
         if self.hand is not None and not self.hand.ended:
             raise PaohuziError("the current hand has not ended")
         self._players = self.playing_seats()
         hand_seed = self._rng.getrandbits(63) if seed is None else seed
-        self.hand = Hand(self.rules, Deal.from_seed(hand_seed, self.rules, dealer=0))
+        self.hand = Hand(self.rules, Deal.from_seed(hand_seed, self.rules, dealer=0),
+                         on_claim_point=on_claim_point)
         return self.hand
 
     def escape(self, match_seat: int) -> HandSummary:

@@ -17,7 +17,7 @@ import re
 import secrets
 import time
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +28,18 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from paohuzi.actions import Action, ActionTextError
+from paohuzi.actions import Action, ActionTextError, Pass
 from paohuzi.cards import ALL_CARDS
+from paohuzi.engine import Hand, Phase
 from paohuzi.errors import PaohuziError
+from paohuzi.players import Player
 from paohuzi.server import settlement
+from paohuzi.server.delivery import Delivery, Frame
 from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_body
 from paohuzi.server.levels import level_of
 from paohuzi.server.limits import Limits, RateLimiter
 from paohuzi.server.replays import ReplayCache
+from paohuzi.server.scheduler import FairPool
 from paohuzi.server.storage import (
     PlayerRecord,
     PlayerUpdate,
@@ -85,18 +89,20 @@ class Client:
     sent: int = 0  # state messages numbered per connection
     last_hash: str = ""
     dropped: bool = False
+    sending: asyncio.Lock = field(default_factory=asyncio.Lock)  # messages leave in order
 
     async def send_now(self, message: dict[str, Any]) -> None:
         """Send at once; a client that does not take it within SEND_TIMEOUT is cut off."""
         if self.dropped:
             return
-        try:
-            async with asyncio.timeout(SEND_TIMEOUT):
-                await self.ws.send_text(json.dumps(message, ensure_ascii=False))
-        except Exception:
-            self.dropped = True
-            with contextlib.suppress(Exception):
-                await self.ws.close(code=1013)
+        async with self.sending:
+            try:
+                async with asyncio.timeout(SEND_TIMEOUT):
+                    await self.ws.send_text(json.dumps(message, ensure_ascii=False))
+            except Exception:
+                self.dropped = True
+                with contextlib.suppress(Exception):
+                    await self.ws.close(code=1013)
 
 ENTROPY_WAIT = 1.0
 """Seconds after a hand's commitment is published that the deal waits for the values
@@ -104,10 +110,16 @@ of the seated people still missing (a silent one counts as an empty value)."""
 SEND_TIMEOUT = 2.0
 """Seconds a connection may take to accept a message before it is cut off: a client that
 stops reading holds a table up once, for this long at most."""
+MIN_COMPUTER_DELAY = 0.05
+"""Seconds a computer waits at least before it discards, whatever the room's
+``bot_delay`` (no computer-vs-computer marathon spins a core)."""
+COMPUTER_THREADS = 2
+"""Threads that run the computer moves of every room (shared fairly: FairPool)."""
 
 
 class Runtime:
-    """The async side of a table: connections, timers, computer moves."""
+    """The async side of a table: connections, what they are shown and when, timers,
+    computer moves."""
 
     def __init__(self, server: Server, table: Table) -> None:
         self.server = server
@@ -117,6 +129,7 @@ class Runtime:
         self.timer_task: asyncio.Task[None] | None = None
         self.bot_task: asyncio.Task[None] | None = None
         self.next_task: asyncio.Task[None] | None = None
+        self.deliver_task: asyncio.Task[None] | None = None
         self.disconnected_at: dict[int, float] = {}
         self.grace_used: set[tuple[int, int]] = set()
         self.next_votes: set[int] = set()
@@ -126,11 +139,17 @@ class Runtime:
         self.settle_failures = 0
         self.settle_retry: asyncio.TimerHandle | None = None
         self.committed_at = 0.0  # when the next hand's commitment was published
+        self.delivery = Delivery(table.config.claim_window)
+        self.delivery.current = self.frame(None, claim_point=False)
+        self.caught_up = asyncio.Event()  # set while every frame has been released
+        self.caught_up.set()
+        table.on_claim_point = self._claim_point
 
     # ---- logging and applying ----------------------------------------------------
 
     def commit(self, entry: dict[str, Any]) -> None:
-        """Check, log (committed), then apply. The caller holds the lock.
+        """Check, log (committed), then apply, then queue what the seats will be shown.
+        The caller holds the lock.
 
         A decision is checked against the engine before it is logged, so the log only
         ever holds entries that apply.
@@ -145,6 +164,7 @@ class Runtime:
         self.server.storage.append_log(t.code, entry)
         t.apply(entry)
         self.note_activity()
+        self._capture(self.frame(None, claim_point=False))
 
     def note_activity(self) -> None:
         """The room is in use: noted in memory, and in storage once a minute."""
@@ -158,7 +178,7 @@ class Runtime:
         return 0.0 if self.clients else now - self.last_active
 
     def stop(self) -> None:
-        for task in (self.timer_task, self.bot_task, self.next_task):
+        for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task):
             if task is not None:
                 task.cancel()
         if self.settle_retry is not None:
@@ -202,21 +222,68 @@ class Runtime:
             self.schedule()
         await self.broadcast()
 
-    # ---- broadcasting ------------------------------------------------------------
+    # ---- what the seats are shown, and when (delivery.py) ----------------------------
+
+    def frame(self, hand: Hand | None, claim_point: bool) -> Frame:
+        """Every viewer's message body now (``hand``: as it is at a claim point)."""
+        t = self.table
+        viewers: list[int | None] = [i for i, s in enumerate(t.seats) if s.kind == "human"]
+        bodies = {v: t.view_for(v, 0, hand) for v in [*viewers, None]}
+        shown = hand if hand is not None else t.hand
+        decisions: dict[int, tuple[Any, ...]] = {}
+        if shown is not None and not shown.ended:
+            for hand_seat in shown.pending_seats():
+                seat = t.match_seat(hand_seat)
+                decisions[seat] = (t.hand_no, len(shown.events), shown.phase.value, seat)
+        return Frame(t.hand_no, bodies, decisions, claim_point)
+
+    def _claim_point(self, hand: Hand) -> None:
+        self._capture(self.frame(hand, claim_point=True))
+
+    def _capture(self, frame: Frame) -> None:
+        self.delivery.capture(frame)
+        if self.delivery.pending:
+            self.caught_up.clear()
+            if self.deliver_task is None or self.deliver_task.done():
+                self.deliver_task = self._spawn(self._deliver())
+
+    async def _deliver(self) -> None:
+        """Release the frames in order, a claim window after each claim point."""
+        d = self.delivery
+        while d.pending:
+            wait = d.wait(time.monotonic())
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            d.release(time.monotonic())
+            if not d.pending:
+                self.caught_up.set()
+            self._arm_timers()  # a human's clock starts when his decision is shown
+            await self.broadcast()
+
+    def decision_open(self, seat: int) -> bool:
+        """``seat`` must decide now and has been shown that decision."""
+        return seat in self.pending_match_seats() and \
+            self.delivery.released(seat, self.decision_key(seat))
 
     async def send(self, client: Client, message: dict[str, Any]) -> None:
         await client.send_now(message)
 
     async def send_state(self, client: Client, snapshot: bool = False) -> None:
-        t = self.table
-        if snapshot or client.events_hand != t.hand_no:
+        frame = self.delivery.current
+        if frame is None:
+            return
+        if snapshot or client.events_hand != frame.hand_no:
             client.events_sent = 0
-            client.events_hand = t.hand_no
-        body = t.view_for(client.seat, client.events_sent)
+            client.events_hand = frame.hand_no
+        full = frame.bodies.get(client.seat, frame.bodies[None])
+        events = full["events"]
+        start = client.events_sent if 0 <= client.events_sent <= len(events) else 0
+        body = {**full, "events_from": start, "events": events[start:]}
         if not snapshot and body["hash"] == client.last_hash and not body["events"]:
             return  # nothing this seat can see changed (e.g. another seat's secret answer)
         client.last_hash = body["hash"]
-        client.events_sent = body["events_from"] + len(body["events"])
+        client.events_sent = start + len(body["events"])
         body["deadline"] = self.deadline_for(client.seat)
         client.sent += 1
         await client.send_now({"type": "state", "n": client.sent, **body})
@@ -241,8 +308,10 @@ class Runtime:
         return [t.match_seat(s) for s in t.hand.pending_seats()]
 
     def pending_humans(self) -> list[int]:
+        """Human seats that must decide and have been shown it."""
         t = self.table
-        return [s for s in self.pending_match_seats() if not t.controlled_by_computer(s)]
+        return [s for s in self.pending_match_seats() if not t.controlled_by_computer(s)
+                and self.delivery.released(s, self.decision_key(s))]
 
     def decision_key(self, seat: int) -> tuple[Any, ...]:
         """Identifies the decision a seat faces (another seat's secret answer changes
@@ -252,22 +321,29 @@ class Runtime:
         assert hand is not None
         return (t.hand_no, len(hand.events), hand.phase.value, seat)
 
-    def schedule(self) -> None:
-        """After every change: computer moves, the human timers, the next hand."""
+    def paused(self) -> bool:
+        """Every person at the table is in 托管: the computers do not play on alone."""
+        humans = [s for s in self.table.seats if s.kind == "human"]
+        return bool(humans) and all(s.tuoguan for s in humans)
+
+    def computer_seat(self) -> int | None:
+        """The seat a computer must decide for now, if any (none while paused)."""
+        if self.paused():
+            return None
         t = self.table
         bots = [s for s in self.pending_match_seats() if t.controlled_by_computer(s)]
-        if bots and (self.bot_task is None or self.bot_task.done()):
+        return bots[0] if bots else None
+
+    def schedule(self) -> None:
+        """After every change: computer moves, the human timers, the next hand."""
+        if self.computer_seat() is not None and (self.bot_task is None or self.bot_task.done()):
             self.bot_task = self._spawn(self._bot_move())
-        self._arm_timers()
-        if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
-                self.next_task is None or self.next_task.done()):
-            delay = 0.0 if t.hand is None else t.config.next_delay
-            self.next_task = self._spawn(self._next_hand(t.hand_no, delay))
+        self.schedule_except_bots()
 
     def ready_to_deal(self) -> bool:
-        """Every human seat taken and at least one of its players connected: an
-        abandoned room stops dealing."""
-        return self.table.ready_to_deal() and any(
+        """Every human seat taken and at least one of its players connected, and not
+        everyone in 托管: an abandoned room stops dealing."""
+        return self.table.ready_to_deal() and not self.paused() and any(
             c.seat is not None and self.table.seats[c.seat].kind == "human"
             for c in self.clients)
 
@@ -285,8 +361,8 @@ class Runtime:
         asyncio.get_running_loop().call_later(0.5, self.schedule)
 
     def _arm_timers(self) -> None:
-        """Each pending human seat gets its own deadline when its decision opens; one
-        seat's answer never moves another's deadline."""
+        """Each pending human seat gets its own deadline when its decision is shown to
+        it; one seat's answer never moves another's deadline."""
         now = time.monotonic()
         humans = self.pending_humans()
         changed = False
@@ -308,6 +384,10 @@ class Runtime:
         if self.deadlines:
             self.timer_task = self._spawn(self._timer())
 
+    def _still_due(self, seat: int, key: tuple[Any, ...]) -> bool:
+        return self.deadlines.get(seat, (None,))[0] == key and \
+            seat in self.pending_humans() and self.decision_key(seat) == key
+
     async def _timer(self) -> None:
         t = self.table
         while self.deadlines:
@@ -321,79 +401,84 @@ class Runtime:
                 self.deadlines[seat] = (key, time.monotonic() + t.config.grace)
                 continue
             async with self.lock:
-                if self.deadlines.get(seat, (None,))[0] != key or \
-                        seat not in self.pending_humans() or self.decision_key(seat) != key:
+                if not self._still_due(seat, key):
+                    self._arm_timers()
+                    return
+                assert t.hand is not None
+                if t.hand.phase is not Phase.DISCARD:
+                    # a missed claim answer is a pass, nothing more: no computer decides
+                    # it, and it does not count toward 托管 (that would tell who had one)
+                    del self.deadlines[seat]
+                    self.commit({"k": "act", "seat": seat, "action": Pass().text,
+                                 "player": None, "auto": True})
+                    self.settle_if_needed()
+                    self.timer_task = None
+                    self.schedule()
+                    return
+                player, obs, legal = self._observation(seat)
+            # a missed discard (public anyway): the computer discards, off the event loop
+            action = await self.server.pool.run(t.code, _choose, player, obs, legal)
+            async with self.lock:
+                if not self._still_due(seat, key):
                     self._arm_timers()
                     return
                 del self.deadlines[seat]
-                discarding = t.hand is not None and t.hand.phase.value == "discard"
-                if discarding:
-                    # only a missed discard (public anyway) counts toward 托管: a missed
-                    # claim answer must not show who had an option
-                    self.commit({"k": "timeout", "seat": seat})
-                    if t.seats[seat].timeouts >= 2 and not t.seats[seat].tuoguan:
-                        self.commit({"k": "tuoguan", "seat": seat, "on": True})
-                self.commit({"k": "act", "seat": seat, "action": self.safe_choice(seat).text,
+                self.commit({"k": "timeout", "seat": seat})
+                if t.seats[seat].timeouts >= 2 and not t.seats[seat].tuoguan:
+                    self.commit({"k": "tuoguan", "seat": seat, "on": True})
+                self.commit({"k": "act", "seat": seat, "action": action.text,
                              "player": None, "auto": True})
                 self.settle_if_needed()
                 self.timer_task = None
                 self.schedule()
-            await self.broadcast()
             return
 
-    async def _bot_move(self) -> None:
+    def _observation(self, seat: int) -> tuple[Player, Any, list[Action]]:
+        """The computer player of a seat, its observation and its legal actions now."""
         t = self.table
-        await asyncio.sleep(t.config.bot_delay)
+        hand_seat = t.hand_seat(seat)
+        assert t.hand is not None and hand_seat is not None
+        return (t.computer_player(seat), observe(t.hand, hand_seat, events=False),
+                t.hand.legal_actions(hand_seat))
+
+    async def _bot_move(self) -> None:
+        """One computer decision at a time for this room, on the shared fair pool.
+
+        A computer's answer on a claim is made at once: it is hidden in the claim window
+        like anyone's. A computer's discard (its turn is public) comes once the turn has
+        been shown, after the room's ``bot_delay`` (at least MIN_COMPUTER_DELAY)."""
+        t = self.table
         while True:
             async with self.lock:
-                bots = [s for s in self.pending_match_seats() if t.controlled_by_computer(s)]
-                if not bots:
+                seat = self.computer_seat()
+                if seat is None:
                     return
-                seat = bots[0]
                 key = self.decision_key(seat)
-                hand_seat = t.hand_seat(seat)
-                assert t.hand is not None and hand_seat is not None
-                obs = observe(t.hand, hand_seat, events=False)
-                legal = t.hand.legal_actions(hand_seat)
-            # think outside the lock, off the event loop: other tables go on meanwhile
-            action = await asyncio.to_thread(self._choose, seat, obs, legal)
+                assert t.hand is not None
+                discarding = t.hand.phase is Phase.DISCARD
+                player, obs, legal = self._observation(seat)
+            if discarding:
+                await self.caught_up.wait()
+                await asyncio.sleep(max(t.config.bot_delay, MIN_COMPUTER_DELAY))
+            action = await self.server.pool.run(t.code, _choose, player, obs, legal)
             async with self.lock:
                 if t.hand is None or t.hand.ended or self.decision_key(seat) != key or \
-                        seat not in self.pending_match_seats() or \
-                        not t.controlled_by_computer(seat):
+                        self.computer_seat() != seat:
                     continue
-                if action not in t.hand.legal_actions(hand_seat):
+                if action not in legal:
                     action = legal[-1]
                 self.commit({"k": "act", "seat": seat, "action": action.text,
                              "player": None, "auto": True})
                 self.settle_if_needed()
                 self.schedule_except_bots()
-            await self.broadcast()
-            await asyncio.sleep(t.config.bot_delay)
-
-    def _choose(self, seat: int, obs: Any, legal: list[Action]) -> Action:
-        try:
-            return self.table.computer_player(seat).choose(obs, legal)
-        except Exception:  # pragma: no cover - defensive: a table must never stop
-            log.error("computer player failed at table %s", self.table.code)
-            return legal[-1]
-
-    def safe_choice(self, seat: int) -> Action:
-        """The computer's move for a seat now, always a legal one."""
-        t = self.table
-        assert t.hand is not None
-        hand_seat = t.hand_seat(seat)
-        assert hand_seat is not None
-        legal = t.hand.legal_actions(hand_seat)
-        action = self._choose(seat, observe(t.hand, hand_seat, events=False), legal)
-        return action if action in legal else legal[-1]
 
     def schedule_except_bots(self) -> None:
         t = self.table
         self._arm_timers()
         if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
                 self.next_task is None or self.next_task.done()):
-            self.next_task = self._spawn(self._next_hand(t.hand_no, t.config.next_delay))
+            delay = 0.0 if t.hand is None else t.config.next_delay
+            self.next_task = self._spawn(self._next_hand(t.hand_no, delay))
 
     async def _next_hand(self, hand_no: int, delay: float) -> None:
         t = self.table
@@ -413,7 +498,7 @@ class Runtime:
             self.commit(t.new_start_entry())
             self.committed_at = 0.0
             self.schedule()
-        await self.broadcast()
+
 
     async def _publish_commitment(self, hand_no: int) -> None:
         """The server's secret for the next hand, committed and published before any
@@ -441,6 +526,16 @@ class Runtime:
             await asyncio.sleep(0.05)
 
 
+def _choose(player: Player, obs: Any, legal: list[Action]) -> Action:
+    """A computer's decision (on a pool thread); always a legal one."""
+    try:
+        action = player.choose(obs, legal)
+    except Exception:  # pragma: no cover - defensive: a table must never stop
+        log.error("a computer player failed")
+        return legal[-1]
+    return action if action in legal else legal[-1]
+
+
 class Server:
     """The game server: storage, live tables, ratings."""
 
@@ -448,6 +543,7 @@ class Server:
         self.storage = storage
         self.limits = limits or Limits()
         self.runtimes: dict[str, Runtime] = {}
+        self.pool = FairPool(COMPUTER_THREADS)
         self.replays = ReplayCache()
         self.limiters: dict[str, RateLimiter | None] = {
             name: self.limits.limiter(name) for name in (
@@ -587,7 +683,7 @@ def _quick_options(data: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(level, str):
         raise BadInput("level must be a computer player's name, e.g. 'normal'")
     options: dict[str, Any] = {"rules": data.get("rules", "qq"), "seats": ["human", level, level]}
-    for key in ("timer", "bot_delay", "next_delay", "base", "multiplier"):
+    for key in ("timer", "bot_delay", "next_delay", "claim_window", "base", "multiplier"):
         if key in data:
             options[key] = data[key]
     return options
@@ -758,6 +854,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         sweeper.cancel()
         for runtime in server.runtimes.values():
             runtime.stop()
+        server.pool.close()
         if owned:
             server.storage.close()
 
@@ -918,6 +1015,11 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
                     action = Action.from_text(text)
                 except ActionTextError as exc:
                     raise TableError(str(exc)) from None
+                # judged on what the seat has been shown (the engine may be a claim window
+                # ahead): the same words whatever the others may decide
+                in_hand = t.hand is not None and not t.hand.ended
+                if (runtime.delivery.pending or in_hand) and not runtime.decision_open(seat):
+                    raise TableError("it is not your decision now")
                 t.verify_act(seat, action)
                 runtime.commit({"k": "act", "seat": seat, "action": action.text,
                                 "player": client.player.id, "seq": seq})
@@ -963,9 +1065,11 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
                 changed = True
             elif kind == "resync":
                 events = msg.get("events", 0)
-                hand_no = msg.get("hand", t.hand_no)
-                if hand_no == t.hand_no and isinstance(events, int) and events >= 0:
-                    client.events_hand, client.events_sent = t.hand_no, events
+                shown = runtime.delivery.current
+                shown_no = shown.hand_no if shown is not None else 0
+                hand_no = msg.get("hand", shown_no)
+                if hand_no == shown_no and isinstance(events, int) and events >= 0:
+                    client.events_hand, client.events_sent = shown_no, events
                     await runtime.send_state(client)
                 else:
                     await runtime.send_state(client, snapshot=True)
@@ -985,8 +1089,6 @@ async def _handle(runtime: Runtime, client: Client, raw: str) -> None:
         await runtime.send(client, {"type": "ack", "seq": seq})
         if changed:
             runtime.schedule()
-    if changed:
-        await runtime.broadcast()
 
 
 _INDEX = """<!doctype html><html lang="zh"><meta charset="utf-8"><title>跑胡子</title>

@@ -45,6 +45,7 @@ class BotClient:
     think: float = 0.0
     choose: Callable[[list[str], dict[str, Any]], str] | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
+    received_at: list[float] = field(default_factory=list)  # monotonic, per message kept
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     acked: list[tuple[int, str]] = field(default_factory=list)
@@ -79,6 +80,7 @@ class BotClient:
                 msg = json.loads(raw)
                 if self.keep_messages:
                     self.messages.append(msg)
+                    self.received_at.append(time.monotonic())
                 kind = msg.get("type")
                 if kind == "welcome":
                     self.seq = max(self.seq, int(msg.get("last_seq") or 0))

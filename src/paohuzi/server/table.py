@@ -22,6 +22,7 @@ import hashlib
 import json
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,15 +59,16 @@ class RoomConfig:
     seats: tuple[str, ...]  # per match seat: "human" or a computer player name/level
     timer: float = 20.0  # seconds per decision
     grace: float = 15.0  # seconds a disconnected player's timer waits, once per hand
-    bot_delay: float = 0.6  # seconds before a computer acts (so people can follow)
+    bot_delay: float = 0.6  # seconds before a computer discards (so people can follow)
     next_delay: float = 8.0  # seconds after a hand before the next starts anyway
+    claim_window: float = 1.0  # seconds every claim point stays open, options or not
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoomConfig:
         if not isinstance(data, dict):
             raise TableError("room options must be an object")
         known = {"rules", "preset", "base", "multiplier", "timer", "seats", "grace",
-                 "bot_delay", "next_delay", "xingjia"}
+                 "bot_delay", "next_delay", "xingjia", "claim_window"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise TableError(f"unknown room option(s): {', '.join(unknown)}")
@@ -89,7 +91,8 @@ class RoomConfig:
         numbers = {}
         for key, default, low, high in (("timer", 20.0, 0.5, 600.0), ("grace", 15.0, 0.0, 300.0),
                                         ("bot_delay", 0.6, 0.0, 10.0),
-                                        ("next_delay", 8.0, 0.0, 600.0)):
+                                        ("next_delay", 8.0, 0.0, 600.0),
+                                        ("claim_window", 1.0, 0.01, 10.0)):
             value = data.get(key, default)
             if not isinstance(value, int | float) or isinstance(value, bool) \
                     or not low <= value <= high:
@@ -99,7 +102,8 @@ class RoomConfig:
 
     def to_json(self) -> dict[str, Any]:
         return {"rules": self.rules, "seats": list(self.seats), "timer": self.timer,
-                "grace": self.grace, "bot_delay": self.bot_delay, "next_delay": self.next_delay}
+                "grace": self.grace, "bot_delay": self.bot_delay, "next_delay": self.next_delay,
+                "claim_window": self.claim_window}
 
     @property
     def ruleset(self) -> Ruleset:
@@ -164,6 +168,10 @@ class Table:
     version: int = 0  # bumps on every applied entry
     last_summary: HandSummary | None = None
     last_hand: Hand | None = None
+    on_claim_point: Callable[[Hand], None] | None = field(default=None, compare=False,
+                                                          repr=False)
+    """Called with the hand at each of its claim points (see Hand.on_claim_point) while
+    entries are applied live; the server sets it, a replay after a restart does not."""
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -323,10 +331,14 @@ class Table:
                 self.match.dealer = shuffle.dealer_of(len(self.seats))
         self.shuffle = shuffle
         self.next_secret, self.entropy = None, {}
-        self.hand = self.match.start_hand(seed=shuffle.seed)
-        self.hand_no += 1
+        self.hand_no += 1  # first: the deal's own claim point shows the new number
         for s in self.seats:
             s.timeouts = 0
+        self.hand = self.match.start_hand(seed=shuffle.seed, on_claim_point=self._claim_point)
+
+    def _claim_point(self, hand: Hand) -> None:
+        if self.on_claim_point is not None:
+            self.on_claim_point(hand)
 
     def _finish(self) -> None:
         assert self.match is not None
@@ -378,13 +390,16 @@ class Table:
             return self.hand
         return self.last_hand
 
-    def view_for(self, match_seat: int | None, events_from: int = 0) -> dict[str, Any]:
+    def view_for(self, match_seat: int | None, events_from: int = 0,
+                 hand: Hand | None = None) -> dict[str, Any]:
         """Everything one seat (``None``: a spectator) may see, as a message body.
 
-        Built from the engine's seat view only; events from ``events_from`` on.
+        Built from the engine's seat view only; events from ``events_from`` on. ``hand``:
+        the hand in progress as it is at one of its claim points (default: as it is now).
         """
         assert self.match is not None
-        hand = self.shown_hand()
+        if hand is None or hand.ended:
+            hand = self.shown_hand()
         table = {
             "code": self.code,
             "hand_no": self.hand_no,
@@ -405,7 +420,7 @@ class Table:
             body["events"] = []
             body["hash"] = _digest(body)
             return body
-        in_progress = hand is self.hand and not hand.ended
+        in_progress = not hand.ended
         hand_seat = None
         if match_seat is not None:
             playing = self._playing if in_progress else (

@@ -1,0 +1,200 @@
+"""No information in timing or batching; claim timeout = pass; 托管 rooms pause (issue 10)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+import websockets
+from claim_points import UNIFORM, replayed, shown_card_signatures
+from server_util import LiveServer, live_server
+
+from paohuzi.server.client import BotClient
+
+pytest.importorskip("starlette")
+
+WINDOW = 0.12
+
+
+@pytest.fixture
+def srv(tmp_path):
+    with live_server(str(tmp_path / "timing.db")) as server:
+        yield server
+
+
+def test_a_seat_without_an_option_cannot_tell_whether_another_has_one(srv):
+    """The old signal: with no option anywhere the show, `to_pile` and the next draw came
+    in one message, while an option elsewhere made the table pause on the card. Now every
+    shown card is its own message, then a claim window, then what became of it."""
+    tokens = [srv.player(f"p{i}")[1] for i in range(3)]
+    code = srv.room(tokens[0], seats=["human"] * 3, timer=30, next_delay=600, bot_delay=0,
+                    claim_window=WINDOW)
+    bots = [BotClient(srv.ws_url(code), tokens[s], seat=s, seed=7 + s) for s in range(3)]
+
+    async def play() -> None:
+        await asyncio.gather(*(b.play(1, timeout=90) for b in bots))
+
+    asyncio.run(play())
+    record = srv.server.storage.games_in_room(code)[0]
+    found: dict[bool, list[tuple[Any, ...]]] = {True: [], False: []}
+    for seat, bot in enumerate(bots):
+        hand_seat = record["match_seats"].index(seat)
+        shown = replayed(record, hand_seat)[1]
+        for key, sigs in shown_card_signatures(bot.messages, bot.received_at, 1, shown,
+                                               hand_seat).items():
+            found[key].extend(sigs)
+    assert found[True] and found[False]
+    for key, sigs in found.items():
+        assert {s[:-1] for s in sigs} == {UNIFORM}, key
+        gaps = sorted(s[-1] for s in sigs)
+        # the window holds whether or not anyone had an option (a little slack for a
+        # client that read late on a busy machine)
+        assert gaps[len(gaps) // 10] >= 0.8 * WINDOW, (key, gaps[:5])
+
+
+async def _raw(srv: LiveServer, code: str, token: str) -> Any:
+    ws = await websockets.connect(f"{srv.ws_url(code)}?token={token}")
+    await ws.recv()  # welcome
+    return ws
+
+
+async def _drain(ws: Any, seconds: float) -> list[dict[str, Any]]:
+    out = []
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            out.append(json.loads(await asyncio.wait_for(
+                ws.recv(), max(0.01, deadline - time.monotonic()))))
+    except TimeoutError:
+        pass
+    return out
+
+
+def test_a_missed_claim_is_a_pass_and_only_missed_discards_lead_to_tuoguan(srv):
+    """A timed-out 吃/碰/胡 option is a pass (the computer once 碰'd for a player)."""
+    _, token = srv.player()
+    code = srv.quick(token, level="heuristic", bot_delay=0, timer=0.5, grace=0,
+                     next_delay=0.2)
+
+    async def go() -> None:
+        ws = await _raw(srv, code, token)
+        seq = 0
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            await _drain(ws, 0.5)
+            log = srv.server.storage.load_log(code)
+            claims = [e for e in log if e["k"] == "act" and e["seat"] == 0 and e.get("auto")
+                      and not e["action"].startswith("discard")]
+            if len(claims) >= 4:
+                break
+            if any(e["k"] == "tuoguan" and e["on"] for e in log[-3:]):
+                seq += 1000  # take the seat back: 托管 would answer claims for it
+                await ws.send(json.dumps({"seq": seq, "type": "takeover"}))
+        await ws.close()
+
+    asyncio.run(go())
+    log = srv.server.storage.load_log(code)
+    tuoguan = False
+    claims = 0
+    for i, e in enumerate(log):
+        if e["k"] == "tuoguan":
+            tuoguan = e["on"]
+        if e["k"] == "act" and e["seat"] == 0 and e.get("auto") and not tuoguan \
+                and not e["action"].startswith("discard"):
+            claims += 1
+            assert e["action"] == "pass", e
+        if e["k"] == "timeout":  # only a missed discard counts toward 托管
+            after = next(x for x in log[i + 1:] if x["k"] != "tuoguan")
+            assert after["k"] == "act" and after["action"].startswith("discard"), after
+    assert claims >= 3
+
+
+def test_a_room_whose_people_are_all_in_tuoguan_pauses(srv):
+    _, token = srv.player()
+    code = srv.quick(token, level="heuristic", bot_delay=0, timer=0.5, grace=0,
+                     next_delay=0.2)
+
+    async def go() -> tuple[int, int, int]:
+        ws = await _raw(srv, code, token)
+        deadline = time.monotonic() + 30
+        while not any(e["k"] == "tuoguan" and e["on"]
+                      for e in srv.server.storage.load_log(code)):
+            assert time.monotonic() < deadline, "the seat never went into 托管"
+            await _drain(ws, 0.2)
+        await _drain(ws, 0.5)
+        paused = len(srv.server.storage.load_log(code))
+        await _drain(ws, 1.5)
+        still = len(srv.server.storage.load_log(code))
+        await ws.send(json.dumps({"seq": 1000, "type": "takeover"}))
+        await _drain(ws, 1.5)
+        resumed = len(srv.server.storage.load_log(code))
+        await ws.close()
+        return paused, still, resumed
+
+    paused, still, resumed = asyncio.run(go())
+    assert still == paused  # nobody plays on while every person is away
+    assert resumed > still  # takeover: the table goes on (the player's timer runs again)
+
+
+class SlowPlayer:
+    """Thinks 100 ms holding the interpreter (as a search player does), then passes or
+    plays its first legal action."""
+
+    def choose(self, view: Any, legal: Any) -> Any:
+        end = time.perf_counter() + 0.1
+        while time.perf_counter() < end:
+            pass
+        return legal[-1]
+
+
+def test_busy_rooms_do_not_starve_another_room(srv, monkeypatch):
+    """Computer moves of all rooms once shared one thread pool (and a missed discard ran
+    the computer on the event loop): rooms of slow computers starved a separate room."""
+    from paohuzi.server.table import Table
+
+    busy: set[str] = set()
+    original = Table.computer_player
+    monkeypatch.setattr(Table, "computer_player", lambda self, seat: SlowPlayer()
+                        if self.code in busy else original(self, seat))
+
+    def quiet_progress(seconds: float) -> int:
+        _, token = srv.player()
+        code = srv.quick(token, level="random", bot_delay=0, timer=30, next_delay=0)
+        bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
+        asyncio.run(bot.play(10**6, timeout=seconds))
+        return sum(1 for e in srv.server.storage.load_log(code) if e["k"] == "act")
+
+    alone = quiet_progress(3.0)
+    tokens = [srv.player(f"b{i}")[1] for i in range(12)]
+    codes = [srv.quick(t, level="random", bot_delay=0, timer=30, next_delay=0)
+             for t in tokens]
+    busy.update(codes)
+    stop = time.monotonic() + 6.0
+
+    async def keep_busy(code: str, token: str) -> None:
+        bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
+        await bot.play(10**6, timeout=stop - time.monotonic())
+
+    async def crowd() -> None:
+        await asyncio.sleep(1.0)  # let the busy rooms get going
+
+    import threading
+
+    helpers = threading.Thread(target=lambda: asyncio.run(_gather(
+        [keep_busy(c, t) for c, t in zip(codes, tokens, strict=True)])), daemon=True)
+    helpers.start()
+    asyncio.run(crowd())
+    crowded = quiet_progress(3.0)
+    helpers.join(timeout=10)
+    busy_moves = sum(1 for c in codes for e in srv.server.storage.load_log(c)
+                     if e["k"] == "act" and e["seat"] != 0)
+    assert busy_moves > 20  # the busy rooms really kept the computers busy
+    print("quiet room moves alone, crowded:", alone, crowded, "busy:", busy_moves)
+    assert crowded >= 0.35 * alone, (crowded, alone)  # one shared FIFO pool: ~0.2
+
+
+async def _gather(coros: list[Any]) -> None:
+    await asyncio.gather(*coros)
