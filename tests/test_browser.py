@@ -260,7 +260,8 @@ def test_phone_landscape_and_replay_page(browser, srv):
     token = page.evaluate("localStorage.getItem('paohuzi.token')")
     me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
     game_id = me["games"][0]["id"]
-    record = httpx.get(f"{srv.base}/api/games/{game_id}").json()
+    record = httpx.get(f"{srv.base}/api/games/{game_id}",
+                       headers={"authorization": f"Bearer {token}"}).json()
     assert len(record["shuffle"]["values"][0]) == 32  # the browser's share of the shuffle
     page.goto(f"{srv.base}/#/replay/{game_id}")
     page.wait_for_selector(".replay-board .replay-seat")
