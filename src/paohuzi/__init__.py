@@ -16,6 +16,7 @@ from paohuzi.errors import (
     RulesetError,
 )
 from paohuzi.groups import Group, GroupKind
+from paohuzi.kinds import ClaimContext, EndReason, EventKind, Source, TianhuKind
 from paohuzi.mingtang import Mingtang
 from paohuzi.rules import PRESETS, Ruleset
 from paohuzi.settlement import (
@@ -48,6 +49,9 @@ __all__ = [
     "CardCountError",
     "CardTextError",
     "ChiOption",
+    "ClaimContext",
+    "EndReason",
+    "EventKind",
     "Group",
     "GroupKind",
     "MeldError",
@@ -57,6 +61,8 @@ __all__ = [
     "Ruleset",
     "RulesetError",
     "Settlement",
+    "Source",
+    "TianhuKind",
     "Wait",
     "WinContext",
     "best_partial_huxi",

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from paohuzi.engine import Hand
+from paohuzi.kinds import EndReason
 from paohuzi.players import make_player
 from paohuzi.rules import Ruleset
 from paohuzi.simulate import hand_seed
@@ -147,7 +148,7 @@ def _play_deal(args: tuple[Sequence[str], int, int, dict[str, Any]]) -> DealOutc
         if result.winner is not None and result.arrangement is not None:
             out.wins[slot_at[result.winner]] += 1
             out.win_huxi[slot_at[result.winner]] += result.arrangement.huxi
-        elif result.reason == "huangzhuang":
+        elif result.reason is EndReason.HUANGZHUANG:
             out.draws += 1
     return out
 

@@ -18,7 +18,7 @@ Each decision has one validation path: :meth:`Hand.verify` raises
 ...     _ = hand.act(seat, hand.legal_actions(seat)[0])
 >>> r = hand.result
 >>> r.reason, r.winner, r.source, r.points, hand.card_total()
-('hu', 2, 'self', (-9, -9, 18), 80)
+(<EndReason.HU: 'hu'>, 2, <Source.SELF: 'self'>, (-9, -9, 18), 80)
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from paohuzi.chi import chi_options_counts, plans_key
 from paohuzi.deal import Deal
 from paohuzi.errors import PaohuziError
 from paohuzi.groups import GROWABLE, Group, GroupKind
+from paohuzi.kinds import ClaimContext, EndReason, EventKind, Source
 from paohuzi.rules import Ruleset
 from paohuzi.settlement import (
     Huangzhuang,
@@ -83,14 +84,12 @@ class Phase(Enum):
 class Event(NamedTuple):
     """Something that happened. ``private`` cards are seen only by ``seat``.
 
-    Kinds: ``deal``, ``liangzhang``, ``ti``, ``wei``, ``chouwei``, ``pao``,
-    ``peng``, ``chi``, ``discard``, ``draw``, ``show``, ``to_pile``, ``hu`` (a
-    天胡 too: the result's reason tells), ``xianggong``, ``no_discard`` (八块),
-    ``huangzhuang``, ``escape``. A seat's answer on a shown card makes no event:
-    answers stay secret until the claim resolves.
+    ``kind`` is one of :class:`~paohuzi.kinds.EventKind` (a 天胡 is a ``hu`` too: the
+    result's reason tells). A seat's answer on a shown card makes no event: answers
+    stay secret until the claim resolves.
     """
 
-    kind: str
+    kind: EventKind
     seat: int | None = None
     cards: tuple[Card, ...] = ()
     private: bool = False
@@ -98,7 +97,7 @@ class Event(NamedTuple):
 
     def visible_to(self, viewer: int | None) -> dict[str, Any]:
         """This event as ``viewer`` may see it (``None``: a spectator)."""
-        data: dict[str, Any] = {"kind": self.kind}
+        data: dict[str, Any] = {"kind": self.kind.value}
         if self.seat is not None:
             data["seat"] = self.seat
         if self.private and viewer != self.seat:
@@ -213,13 +212,13 @@ _PENG_KIND = (GroupKind.PENG,)
 class Claim:
     """A pending decision on one card.
 
-    ``context``: ``discard`` (a discarded card), ``draw`` (a drawn, shown card),
-    ``liangzhang`` (win on the 亮张 or not), ``own`` (the drawer's 提/偎 may win).
+    ``seat``: the seat whose card it is (the discarder, the drawer, the dealer for the
+    亮张); ``context``: why the seats decide (:class:`~paohuzi.kinds.ClaimContext`).
     """
 
     card: Card
-    source: int
-    context: str
+    seat: int
+    context: ClaimContext
     options: dict[int, list[Action]]
     answers: dict[int, Action] = field(default_factory=dict)
     forced_pao: int | None = None
@@ -231,10 +230,10 @@ class Claim:
 class HandResult:
     """How the hand ended and what each seat scores."""
 
-    reason: str  # "hu", "tianhu", "huangzhuang", "escape"
+    reason: EndReason
     winner: int | None = None
     card: Card | None = None
-    source: str | None = None
+    source: Source | None = None
     arrangement: Arrangement | None = None
     settlement: Settlement | None = None
     points: tuple[int, ...] = ()
@@ -243,14 +242,14 @@ class HandResult:
     leaver: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"reason": self.reason, "points": list(self.points),
+        data: dict[str, Any] = {"reason": self.reason.value, "points": list(self.points),
                                 "beans": list(self.beans)}
         if self.winner is not None:
             data["winner"] = self.winner
         if self.card is not None:
             data["card"] = self.card.text
         if self.source is not None:
-            data["source"] = self.source
+            data["source"] = self.source.value
         if self.leaver is not None:
             data["leaver"] = self.leaver
         if self.xingjia_points:
@@ -313,11 +312,12 @@ class Hand:
 
     @classmethod
     def from_position(cls, rules: Ruleset, dealer: int, seats: Sequence[SeatState],
-                      wall: Sequence[Card], *, turn: int, shown: tuple[Card, int, str, bool]
-                      | None = None, set_aside: Sequence[Card] = ()) -> Hand:
+                      wall: Sequence[Card], *, turn: int,
+                      shown: tuple[Card, int, ClaimContext, bool] | None = None,
+                      set_aside: Sequence[Card] = ()) -> Hand:
         """A hand mid-play from given seat states (for search players' determinisations).
 
-        With ``shown = (card, source, context, last)`` the card has just been shown
+        With ``shown = (card, seat, context, last)`` the card ``seat`` has just shown
         (``context`` ``discard`` or ``draw``) and every seat's options on it are
         worked out as in play; otherwise seat ``turn`` must discard.
         """
@@ -366,7 +366,7 @@ class Hand:
         if self.phase is Phase.DISCARD:
             return [self.turn]
         if self.phase is Phase.CLAIM and self.claim is not None:
-            return [s for s in self.order_from(self.claim.source)
+            return [s for s in self.order_from(self.claim.seat)
                     if s in self.claim.options and s not in self.claim.answers]
         return []
 
@@ -379,8 +379,9 @@ class Hand:
     def _start(self) -> None:
         events: list[Event] = []
         for seat in range(self.players):
-            self._emit(events, Event("deal", seat, tuple(self.seats[seat].hand_cards), True))
-        self._emit(events, Event("liangzhang", self.dealer, (self.liangzhang,)))
+            dealt = tuple(self.seats[seat].hand_cards)
+            self._emit(events, Event(EventKind.DEAL, seat, dealt, private=True))
+        self._emit(events, Event(EventKind.LIANGZHANG, self.dealer, (self.liangzhang,)))
         # §3.3 mandatory 天胡: dealer first (with his 亮张), then 下家, then 上家.
         for seat in self.order_from(self.dealer):
             cards = self.seats[seat].hand_cards
@@ -389,18 +390,20 @@ class Hand:
             if tianhu_kind(cards) is not None:
                 arrangement = solve_tianhu(cards)
                 assert arrangement is not None
-                self._win(events, seat, None, "tianhu", arrangement, win_context("tianhu"))
+                self._win(events, seat, None, Source.TIANHU, arrangement,
+                          win_context(Source.TIANHU))
                 return
         # §3.4 optional 亮张胡.
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
         for seat in self.order_from(self.dealer):
-            win = self._win_check(seat, self.liangzhang, "liangzhang")
+            win = self._win_check(seat, self.liangzhang, Source.LIANGZHANG)
             if win is not None:
                 options[seat] = [Hu(), Pass()]
                 wins[seat] = win
         if options:
-            self.claim = Claim(self.liangzhang, self.dealer, "liangzhang", options, wins=wins)
+            self.claim = Claim(self.liangzhang, self.dealer, ClaimContext.LIANGZHANG, options,
+                               wins=wins)
             self.phase = Phase.CLAIM
             self._claim_point()
             return
@@ -418,7 +421,7 @@ class Hand:
                 if st.hand[c] == 4:
                     st.take(c, 4)
                     st.lay(Group.identical(GroupKind.TI, c), 4)
-                    self._emit(events, Event("ti", seat, (ALL_CARDS[c],), detail="dealt"))
+                    self._emit(events, Event(EventKind.TI, seat, (ALL_CARDS[c],), detail="dealt"))
         # §3.6 the dealer discards unless the discard rule says he has no extra card.
         self._after_intake(events, self.dealer)
 
@@ -434,52 +437,54 @@ class Hand:
                 self.claim = None
                 return
             st.xianggong = True  # §4.4 [decision] 相公: only 坎 cards, cannot discard
-            self._emit(events, Event("xianggong", seat))
+            self._emit(events, Event(EventKind.XIANGGONG, seat))
         else:
-            self._emit(events, Event("no_discard", seat))
+            self._emit(events, Event(EventKind.NO_DISCARD, seat))
         self._draw(events, self.next_seat(seat))
 
     def _draw(self, events: list[Event], seat: int) -> None:
         if not self.wall:
-            self._emit(events, Event("huangzhuang"))
+            self._emit(events, Event(EventKind.HUANGZHUANG))
             self._end_drawn(events)
             return
         card = self.wall.pop(0)
         last = not self.wall
         st = self.seats[seat]
         self.turn = seat
-        self._emit(events, Event("draw", seat, (card,), True))
+        self._emit(events, Event(EventKind.DRAW, seat, (card,), private=True))
         wei_index = st.meld_of(card, _WEI_KINDS)
         if st.hand[card] == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
-            win = self._win_check(seat, card, "self")
+            win = self._win_check(seat, card, Source.SELF)
             if st.hand[card] == 3:
                 st.take(card, 3)
                 st.lay(Group.identical(GroupKind.TI, card), 4)
             else:
                 assert wei_index is not None
                 st.grow(wei_index, Group.identical(GroupKind.TI, card))
-            self._emit(events, Event("ti", seat, (card,)))
+            self._emit(events, Event(EventKind.TI, seat, (card,)))
             self._own_claim(events, seat, card, win, last)
             return
         if st.hand[card] == 2:
             # §4.2.1 偎 (臭偎 after a declined 碰): forced, face down.
-            win = self._win_check(seat, card, "self")
+            win = self._win_check(seat, card, Source.SELF)
             st.take(card, 2)
             chou = card in st.declined_peng
             kind = GroupKind.CHOUWEI if chou else GroupKind.WEI
             st.lay(Group.identical(kind, card), 3)
-            self._emit(events, Event(kind.value, seat, (card,) * 3, private=not chou))
+            event = EventKind.CHOUWEI if chou else EventKind.WEI
+            self._emit(events, Event(event, seat, (card,) * 3, private=not chou))
             self._own_claim(events, seat, card, win, last)
             return
-        self._emit(events, Event("show", seat, (card,)))
+        self._emit(events, Event(EventKind.SHOW, seat, (card,)))
         self.in_play = card
-        self._open_claim(events, card, seat, "draw", last)
+        self._open_claim(events, card, seat, ClaimContext.DRAW, last)
 
     def _own_claim(self, events: list[Event], seat: int, card: Card,
                    win: Arrangement | None, last: bool) -> None:
         if win is not None:
-            self.claim = Claim(card, seat, "own", {seat: [Hu(), Pass()]}, wins={seat: win},
+            self.claim = Claim(card, seat, ClaimContext.OWN, {seat: [Hu(), Pass()]},
+                               wins={seat: win},
                                last=last)
             self.phase = Phase.CLAIM
             self._claim_point()
@@ -491,7 +496,7 @@ class Hand:
         if self.on_claim_point is not None:
             self.on_claim_point(self)
 
-    def _win_check(self, seat: int, card: int, source: str) -> Arrangement | None:
+    def _win_check(self, seat: int, card: int, source: Source) -> Arrangement | None:
         """The winning arrangement of ``seat`` on ``card``, or None (§6.1 conditions)."""
         st = self.seats[seat]
         if st.xianggong:
@@ -503,24 +508,24 @@ class Hand:
         return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,
                             trusted=True, dealer=seat == self.dealer)
 
-    def _open_claim(self, events: list[Event], card: Card, source: int, context: str,
+    def _open_claim(self, events: list[Event], card: Card, owner: int, context: ClaimContext,
                     last: bool) -> None:
-        """A card is shown (discarded or drawn): find every seat's options (§4.1, §4.2)."""
-        drawn = context == "draw"
+        """``owner`` shows a card (discarded or drawn): find every seat's options (§4.1, §4.2)."""
+        drawn = context is ClaimContext.DRAW
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
         if drawn:  # 1. 胡, drawer first (a discard can never be won)
-            for seat in self.order_from(source):
-                win = self._win_check(seat, card, "self" if seat == source else "other")
+            for seat in self.order_from(owner):
+                win = self._win_check(seat, card, Source.SELF if seat == owner else Source.OTHER)
                 if win is not None:
                     wins[seat] = win
                     options[seat] = [_HU]
         forced_pao = None  # 2. 跑 (forced)
         peng_seat = None
-        for seat in self.order_from(source):
+        for seat in self.order_from(owner):
             st = self.seats[seat]
             held = st.hand[card]
-            if seat != source:
+            if seat != owner:
                 if held == 3 or st.meld_of(card, _WEI_KINDS) is not None:
                     forced_pao = seat
                 elif held == 2 and not (self.rules.chou_blocks_peng and card in st.chou):
@@ -530,7 +535,7 @@ class Hand:
         if forced_pao is None:
             if peng_seat is not None:  # 3. 碰 (one seat at most can hold a pair of it)
                 options.setdefault(peng_seat, []).append(_PENG)
-            eaters = [source, self.next_seat(source)] if drawn else [self.next_seat(source)]
+            eaters = [owner, self.next_seat(owner)] if drawn else [self.next_seat(owner)]
             for seat in eaters:  # 4. 吃
                 st = self.seats[seat]
                 if card in st.chou:
@@ -540,7 +545,7 @@ class Hand:
                     options.setdefault(seat, []).extend(plans)
         for seat in options:
             options[seat].append(_PASS)
-        self.claim = Claim(card, source, context, options, forced_pao=forced_pao, wins=wins,
+        self.claim = Claim(card, owner, context, options, forced_pao=forced_pao, wins=wins,
                            last=last)
         self.phase = Phase.CLAIM
         self._claim_point()
@@ -622,8 +627,8 @@ class Hand:
         st.take(card)
         st.chou.add(card)  # §4.5 (a): one's own discard is 臭
         self.in_play = card
-        self._emit(events, Event("discard", seat, (card,)))
-        self._open_claim(events, card, seat, "discard", False)
+        self._emit(events, Event(EventKind.DISCARD, seat, (card,)))
+        self._open_claim(events, card, seat, ClaimContext.DISCARD, False)
 
     def _resolve(self, events: list[Event]) -> None:
         claim = self.claim
@@ -636,11 +641,11 @@ class Hand:
                 self._pao(events, claim.forced_pao, card)
                 self._after_intake(events, claim.forced_pao)
             else:
-                self.seats[claim.source].pile.append(card)
-                self._emit(events, Event("to_pile", claim.source, (card,)))
-                self._draw(events, self.next_seat(claim.source))
+                self.seats[claim.seat].pile.append(card)
+                self._emit(events, Event(EventKind.TO_PILE, claim.seat, (card,)))
+                self._draw(events, self.next_seat(claim.seat))
             return
-        winner = next((s for s in self.order_from(claim.source)
+        winner = next((s for s in self.order_from(claim.seat)
                        if isinstance(answers.get(s), Hu)), None)
         # 臭胡: a seat that could win and did not (§4.5).
         for seat in claim.wins:
@@ -649,13 +654,13 @@ class Hand:
         if winner is not None:
             self._win_on_claim(events, claim, winner)
             return
-        if claim.context == "liangzhang":
+        if claim.context is ClaimContext.LIANGZHANG:
             self.claim = None
             self._after_liangzhang(events)
             return
-        if claim.context == "own":
+        if claim.context is ClaimContext.OWN:
             self.claim = None
-            self._after_intake(events, claim.source)
+            self._after_intake(events, claim.seat)
             return
         taker: int | None = None
         if claim.forced_pao is not None:
@@ -663,7 +668,7 @@ class Hand:
             self._pao(events, taker, card)
         else:
             peng_seat = next((s for s, a in answers.items() if isinstance(a, Peng)), None)
-            chi_seat = next((s for s in self.order_from(claim.source)
+            chi_seat = next((s for s in self.order_from(claim.seat)
                              if isinstance(answers.get(s), Chi)), None)
             if peng_seat is not None:
                 taker = peng_seat
@@ -684,9 +689,9 @@ class Hand:
         self.claim = None
         self.in_play = None
         if taker is None:
-            self.seats[claim.source].pile.append(card)
-            self._emit(events, Event("to_pile", claim.source, (card,)))
-            self._draw(events, self.next_seat(claim.source))
+            self.seats[claim.seat].pile.append(card)
+            self._emit(events, Event(EventKind.TO_PILE, claim.seat, (card,)))
+            self._draw(events, self.next_seat(claim.seat))
         else:
             self._after_intake(events, taker)
 
@@ -698,13 +703,13 @@ class Hand:
         else:
             st.take(card, 3)
             st.lay(Group.identical(GroupKind.PAO, card), 4)
-        self._emit(events, Event("pao", seat, (card,) * 4))
+        self._emit(events, Event(EventKind.PAO, seat, (card,) * 4))
 
     def _peng(self, events: list[Event], seat: int, card: Card) -> None:
         st = self.seats[seat]
         st.take(card, 2)
         st.lay(Group.identical(GroupKind.PENG, card), 3)
-        self._emit(events, Event("peng", seat, (card,) * 3))
+        self._emit(events, Event(EventKind.PENG, seat, (card,) * 3))
 
     def _chi(self, events: list[Event], seat: int, card: Card, chi: Chi) -> None:
         st = self.seats[seat]
@@ -718,31 +723,32 @@ class Hand:
         for g in chi.bi:
             st.lay(g, 3)
         cards = tuple(c for g in (chi.eat, *chi.bi) for c in g.cards)
-        self._emit(events, Event("chi", seat, cards, detail=chi.text))
+        self._emit(events, Event(EventKind.CHI, seat, cards, detail=chi.text))
 
     def _win_on_claim(self, events: list[Event], claim: Claim, winner: int) -> None:
-        if claim.context == "liangzhang":
-            source = "liangzhang"
+        if claim.context is ClaimContext.LIANGZHANG:
+            source = Source.LIANGZHANG
         else:
-            own = claim.context == "own" or winner == claim.source
-            source = "self" if own else "other"
+            own = claim.context is ClaimContext.OWN or winner == claim.seat
+            source = Source.SELF if own else Source.OTHER
         ctx = win_context(source, dealer=winner == self.dealer, last=claim.last)
         self._win(events, winner, claim.card, source, claim.wins[winner], ctx)
 
-    def _win(self, events: list[Event], winner: int, card: Card | None, source: str,
+    def _win(self, events: list[Event], winner: int, card: Card | None, source: Source,
              arrangement: Arrangement, ctx: WinContext) -> None:
         s = settle(arrangement, ctx, self.rules)
         paid = payout(Won(winner, s), self.rules)
         self.result = HandResult(
-            "tianhu" if source == "tianhu" else "hu", winner=winner, card=card,
-            source=source, arrangement=arrangement, settlement=s, points=paid.points,
+            EndReason.TIANHU if source is Source.TIANHU else EndReason.HU, winner=winner,
+            card=card, source=source, arrangement=arrangement, settlement=s, points=paid.points,
             beans=paid.beans, xingjia_points=paid.xingjia_points)
-        self._emit(events, Event("hu", winner, tuple(arrangement.cards), detail=str(arrangement)))
+        self._emit(events, Event(EventKind.HU, winner, tuple(arrangement.cards),
+                                 detail=str(arrangement)))
         self._finish()
 
     def _end_drawn(self, events: list[Event]) -> None:
         paid = payout(Huangzhuang(self.dealer), self.rules)
-        self.result = HandResult("huangzhuang", points=paid.points, beans=paid.beans,
+        self.result = HandResult(EndReason.HUANGZHUANG, points=paid.points, beans=paid.beans,
                                  xingjia_points=paid.xingjia_points)
         self._finish()
 
@@ -759,10 +765,10 @@ class Hand:
         h = sum(best_partial_huxi(st.hand_cards, st.melds)
                 for s, st in enumerate(self.seats) if s != seat)
         paid = payout(Taopao(seat, h), self.rules)
-        self.result = HandResult("escape", points=paid.points, beans=paid.beans,
+        self.result = HandResult(EndReason.ESCAPE, points=paid.points, beans=paid.beans,
                                  xingjia_points=paid.xingjia_points, leaver=seat)
         events: list[Event] = []
-        self._emit(events, Event("escape", seat, detail=f"H={h}"))
+        self._emit(events, Event(EventKind.ESCAPE, seat, detail=f"H={h}"))
         self._finish()
         return events
 
@@ -780,8 +786,8 @@ class Hand:
             tuple((tuple(st.hand), tuple((m.kind.value, m.cards) for m in st.melds),
                    tuple(st.pile), tuple(sorted(st.chou)), tuple(sorted(st.declined_peng)),
                    tuple(sorted(st.chouhu.items())), st.xianggong) for st in self.seats),
-            None if self.claim is None else (self.claim.card, self.claim.source,
-                                             self.claim.context,
+            None if self.claim is None else (self.claim.card, self.claim.seat,
+                                             self.claim.context.value,
                                              tuple(sorted(self.claim.answers.items(),
                                                           key=lambda kv: kv[0]))),
             None if self.result is None else repr(self.result.to_json()),

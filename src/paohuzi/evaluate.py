@@ -23,9 +23,10 @@ from paohuzi.cardcount import DEALT, most_owned, owned_count_ok
 from paohuzi.cards import Card, counts_of, format_cards, parse_cards, validate_counts
 from paohuzi.errors import PaohuziError
 from paohuzi.groups import Group, GroupKind, is_jiao
+from paohuzi.kinds import Source
 from paohuzi.rules import Ruleset
 from paohuzi.settlement import Won, payout, settle, win_context
-from paohuzi.solver import Arrangement, solve, solve_tianhu
+from paohuzi.solver import SOURCES, Arrangement, solve, solve_tianhu
 
 __all__ = ["MELD_KINDS", "QuestionError", "evaluate", "parse_meld"]
 
@@ -120,9 +121,10 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
     dealer = _flag(question, "dealer")
     last = _flag(question, "last")
     tianhu = _flag(question, "tianhu")
-    source = question.get("source", "other")
-    if source not in ("self", "other", "liangzhang"):
-        raise QuestionError(f"source: expected self, other or liangzhang, got {source!r}")
+    given = question.get("source", Source.OTHER.value)
+    if given not in SOURCES:
+        raise QuestionError(f"source: expected self, other or liangzhang, got {given!r}")
+    source = Source(given)
     card: Card | None = None
     if question.get("card") is not None:
         cards = _cards(question["card"], "card")
@@ -153,7 +155,7 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
         win = solve_tianhu(dealt, melds)
         if win is None:
             return {"hu": False, "reason": "no mandatory 天胡: needs 3 提, or 5 提 and 坎 together"}
-        ctx = win_context("tianhu")
+        ctx = win_context(Source.TIANHU)
     else:
         assert card is not None
         if not owned_count_ok(n_owned, pao_ti):

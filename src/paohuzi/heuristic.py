@@ -26,7 +26,7 @@ the 比 completion chosen is the one leaving the best hand. 胡 is always taken.
 >>> result = play_hand(Hand.from_seed(3, Ruleset()),
 ...                    [HeuristicPlayer(1), RandomPlayer(2), RandomPlayer(3)])
 >>> result.reason, result.winner, result.points
-('hu', 0, (12, -6, -6))
+(<EndReason.HU: 'hu'>, 0, (12, -6, -6))
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.cardcount import must_discard
 from paohuzi.cards import KINDS
 from paohuzi.groups import SCORING_VALUES, SENTENCE_VALUES, Group, GroupKind
+from paohuzi.kinds import Source
 from paohuzi.solver import may_win, partial_huxi_counts, solve_counts
 from paohuzi.view import Observation
 
@@ -119,7 +120,7 @@ def _waits_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
     for card in range(KINDS):
         if live[card] <= 0 or not may_win(hand, melds, card, min_huxi):
             continue
-        win = solve_counts(hand, melds, card, "other", min_huxi=min_huxi, trusted=True)
+        win = solve_counts(hand, melds, card, Source.OTHER, min_huxi=min_huxi, trusted=True)
         if win is not None:
             total += live[card] * win.huxi / 15.0
     return total

@@ -29,6 +29,7 @@ from typing import Any
 from paohuzi.deal import Deal
 from paohuzi.engine import Hand, HandResult
 from paohuzi.errors import PaohuziError
+from paohuzi.kinds import EndReason
 from paohuzi.record import record_of
 from paohuzi.rules import Ruleset
 from paohuzi.settlement import beans_of
@@ -123,10 +124,10 @@ class Match:
         summary = HandSummary(len(self.history) + 1, self.dealer, self.xingjia, self._players,
                               result, tuple(points), record_of(hand))
         self.history.append(summary)
-        if result.reason in ("hu", "tianhu") and result.winner is not None:
+        if result.reason in (EndReason.HU, EndReason.TIANHU) and result.winner is not None:
             self.dealer = self._players[result.winner]
             self.drawn_in_a_row = 0
-        elif result.reason == "huangzhuang":
+        elif result.reason is EndReason.HUANGZHUANG:
             self.drawn_in_a_row += 1
             if self.drawn_in_a_row >= DRAWS_TO_PASS_DEAL:
                 self.dealer = self._players[1 % len(self._players)]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from paohuzi.actions import Action
+from paohuzi.kinds import EventKind
 from paohuzi.match import Match
 from paohuzi.players import RandomPlayer
 from paohuzi.rules import Ruleset
@@ -20,12 +21,14 @@ from paohuzi.view import seat_view
 
 __all__ = ["play", "render"]
 
-_EVENT_WORDS = {
-    "deal": "起牌", "liangzhang": "亮张", "draw": "摸牌", "show": "翻出", "discard": "打出",
-    "ti": "提", "wei": "偎", "chouwei": "臭偎", "pao": "跑", "peng": "碰", "chi": "吃",
-    "to_pile": "弃", "hu": "胡", "tianhu": "天胡", "xianggong": "相公",
-    "no_discard": "八块不打牌", "huangzhuang": "荒庄", "escape": "逃跑",
+_EVENT_WORDS: dict[EventKind, str] = {
+    EventKind.DEAL: "起牌", EventKind.LIANGZHANG: "亮张", EventKind.DRAW: "摸牌",
+    EventKind.SHOW: "翻出", EventKind.DISCARD: "打出", EventKind.TI: "提", EventKind.WEI: "偎",
+    EventKind.CHOUWEI: "臭偎", EventKind.PAO: "跑", EventKind.PENG: "碰", EventKind.CHI: "吃",
+    EventKind.TO_PILE: "弃", EventKind.HU: "胡", EventKind.XIANGGONG: "相公",
+    EventKind.NO_DISCARD: "八块不打牌", EventKind.HUANGZHUANG: "荒庄", EventKind.ESCAPE: "逃跑",
 }
+"""Each :class:`~paohuzi.kinds.EventKind` as the terminal game shows it."""
 
 
 def _seat_name(seat: int, me: int) -> str:
@@ -37,7 +40,7 @@ def render(view: dict[str, Any], new_events: list[dict[str, Any]]) -> list[str]:
     me = view["seat"]
     lines = []
     for e in new_events:
-        if e["kind"] in ("deal",):
+        if e["kind"] == EventKind.DEAL:
             continue
         who = _seat_name(e["seat"], me) if "seat" in e else ""
         what = _EVENT_WORDS.get(e["kind"], e["kind"])

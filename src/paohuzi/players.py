@@ -8,7 +8,7 @@ a player sees only :func:`paohuzi.view.seat_view` and the legal actions.
 >>> hand = Hand.from_seed(16, Ruleset())
 >>> r = play_hand(hand, [RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)])
 >>> r.reason, r.winner, r.source, r.points
-('hu', 1, 'self', (-18, 36, -18))
+(<EndReason.HU: 'hu'>, 1, <Source.SELF: 'self'>, (-18, 36, -18))
 """
 
 from __future__ import annotations

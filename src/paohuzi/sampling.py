@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from paohuzi.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
 from paohuzi.groups import JIAOS, SENTENCES, Group, GroupKind
+from paohuzi.kinds import Source
 
 __all__ = ["Position", "random_positions"]
 
@@ -35,7 +36,7 @@ class Position:
     hand: tuple[Card, ...]
     melds: tuple[Group, ...]
     card: Card
-    source: str
+    source: Source
 
     def __str__(self) -> str:
         melds = " ".join(str(m) for m in self.melds)
@@ -98,7 +99,7 @@ def _built(rng: random.Random) -> Position | None:
         return None
     card = rng.choice(candidates)
     hand.remove(card)
-    source = rng.choice(("self", "other", "other", "liangzhang"))
+    source = rng.choice((Source.SELF, Source.OTHER, Source.OTHER, Source.LIANGZHANG))
     return Position(tuple(ALL_CARDS[c] for c in sorted(hand)), tuple(melds), ALL_CARDS[card],
                     source)
 
@@ -108,7 +109,7 @@ def _dealt(rng: random.Random) -> Position:
     rng.shuffle(deck)
     hand = sorted(deck[:20])
     return Position(tuple(ALL_CARDS[c] for c in hand), (), ALL_CARDS[deck[20]],
-                    rng.choice(("self", "other")))
+                    rng.choice((Source.SELF, Source.OTHER)))
 
 
 def random_positions(seed: int, n: int, built_share: float = 0.5) -> list[Position]:

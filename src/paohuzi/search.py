@@ -26,7 +26,7 @@ an optional time limit stops early.
 >>> r = play_hand(Hand.from_seed(8, Ruleset()),
 ...               [SearchPlayer(1, samples=2), HeuristicPlayer(2), HeuristicPlayer(3)])
 >>> r.reason, r.winner, r.points
-('hu', 0, (18, -9, -9))
+(<EndReason.HU: 'hu'>, 0, (18, -9, -9))
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from paohuzi.cards import ALL_CARDS, KINDS
 from paohuzi.engine import Hand, SeatState
 from paohuzi.groups import Group, GroupKind
 from paohuzi.heuristic import HeuristicPlayer, hand_value
+from paohuzi.kinds import ClaimContext
 from paohuzi.view import Observation, observe
 
 __all__ = ["SearchPlayer", "sample_position"]
@@ -52,10 +53,18 @@ def _fingerprint(view: Observation) -> int:
     """A stable hash of what the observer sees (never of hidden cards)."""
     parts = [repr(view.hand), repr([[None if m is None else (m.kind.value, tuple(m.cards))
                                      for m in melds] for melds in view.melds]),
-             repr(view.piles), repr(view.hand_sizes), str(view.wall), repr(view.claim),
+             repr(view.piles), repr(view.hand_sizes), str(view.wall), _claim_text(view),
              repr(sorted(view.chou)), str(len(view.events))]
     digest = hashlib.blake2b("|".join(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
+
+
+def _claim_text(view: Observation) -> str:
+    """The open claim as text, its context as a plain string (stable fingerprints)."""
+    if view.claim is None:
+        return "None"
+    card, seat, context = view.claim
+    return repr((card, seat, context.value))
 
 
 def sample_position(view: Observation, rng: random.Random) -> Hand | None:
@@ -116,7 +125,7 @@ def sample_position(view: Observation, rng: random.Random) -> Hand | None:
     shown = None
     if view.claim is not None:
         card, source, context = view.claim
-        if context not in ("discard", "draw"):
+        if context not in (ClaimContext.DISCARD, ClaimContext.DRAW):
             return None
         shown = (card, source, context, view.wall == 0)
     turn = view.turn if view.turn is not None else me

@@ -8,8 +8,9 @@ worked out here only (:func:`beans_of`).
 >>> from paohuzi.cards import parse_cards, Card
 >>> from paohuzi.rules import Ruleset
 >>> from paohuzi.solver import solve
+>>> from paohuzi.kinds import Source
 >>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
->>> win = solve(hand, [], Card.parse("拾"), "other")
+>>> win = solve(hand, [], Card.parse("拾"), Source.OTHER)
 >>> s = settle(win, WinContext(), Ruleset())
 >>> s.di, s.fan, [m.name for m in s.mingtang], s.loser_points, s.winner_points
 (2, 3, ['假点胡'], -18, 36)
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from paohuzi.errors import PaohuziError
+from paohuzi.kinds import Source
 from paohuzi.mingtang import TABLES, Mingtang, facts_of
 from paohuzi.rules import Ruleset
 from paohuzi.solver import Arrangement
@@ -48,9 +50,10 @@ class SettlementError(PaohuziError):
     """A hand outcome that cannot be settled: an unknown win source or a seat out of range."""
 
 
-WIN_SOURCES = ("self", "other", "liangzhang", "tianhu")
-"""Where a winning card came from: the winner's own draw (偎胡/提胡 included), another
-seat's shown draw, the 亮张 (§3.4), or none at all (a mandatory 天胡, §6.4)."""
+WIN_SOURCES: tuple[Source, ...] = tuple(Source)
+"""Where a winning card came from (:class:`~paohuzi.kinds.Source`): the winner's own draw
+(偎胡/提胡 included), another seat's shown draw, the 亮张 (§3.4), or none at all (a
+mandatory 天胡, §6.4)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,33 +72,34 @@ class WinContext:
     tianhu: bool = False
 
 
-def win_context(source: str, *, dealer: bool = False, last: bool = False) -> WinContext:
+def win_context(source: Source, *, dealer: bool = False, last: bool = False) -> WinContext:
     """How a hand won from ``source`` (one of :data:`WIN_SOURCES`) counts (§6.3, §6.4).
 
     ``dealer``: the winner is the dealer; ``last``: the winning card was the wall's last.
     自摸 is a win on one's own draw, every 天胡 of the dealer and every mandatory 天胡
     (§6.4 [decision]); a mandatory 天胡 has no winning card, so no 海底.
 
-    >>> win_context("self", last=True)
+    >>> win_context(Source.SELF, last=True)
     WinContext(zimo=True, haidi=True, tianhu=False)
-    >>> win_context("liangzhang", dealer=False)
+    >>> win_context(Source.LIANGZHANG, dealer=False)
     WinContext(zimo=False, haidi=False, tianhu=True)
-    >>> win_context("liangzhang", dealer=True) == WinContext(zimo=True, tianhu=True)
+    >>> win_context(Source.LIANGZHANG, dealer=True) == WinContext(zimo=True, tianhu=True)
     True
-    >>> win_context("tianhu", last=True)
+    >>> win_context(Source.TIANHU, last=True)
     WinContext(zimo=True, haidi=False, tianhu=True)
     >>> win_context("discard")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     paohuzi.settlement.SettlementError: unknown win source 'discard'; expected one of ...
     """
-    if source == "tianhu":
+    if source == Source.TIANHU:
         return WinContext(zimo=True, tianhu=True)
     if source not in WIN_SOURCES:
         raise SettlementError(f"unknown win source {source!r}; expected one of "
                               f"{', '.join(WIN_SOURCES)}")
-    tianhu = source == "liangzhang"
-    return WinContext(zimo=source == "self" or (tianhu and dealer), haidi=last, tianhu=tianhu)
+    tianhu = source == Source.LIANGZHANG
+    return WinContext(zimo=source == Source.SELF or (tianhu and dealer), haidi=last,
+                      tianhu=tianhu)
 
 
 def beans_of(points: int, rules: Ruleset) -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from paohuzi.engine import Hand
+from paohuzi.kinds import EndReason
 from paohuzi.players import RandomPlayer, play_hand
 from paohuzi.record import record_of
 from paohuzi.rules import Ruleset
@@ -73,10 +74,10 @@ def simulate(games: int, seed: int, rules: Ruleset | None = None,
         players = [RandomPlayer(s + k) for k in range(rules.players)]
         result = play_hand(hand, players)
         stats.hands += 1
-        if result.reason == "huangzhuang":
+        if result.reason is EndReason.HUANGZHUANG:
             stats.draws += 1
         elif result.settlement is not None:
-            if result.reason == "tianhu" or result.settlement.tianhu:
+            if result.reason is EndReason.TIANHU or result.settlement.tianhu:
                 stats.tianhu += 1
             else:
                 stats.wins += 1

@@ -1,13 +1,14 @@
 """The hand solver (RULES.md §2, §5, §6): can this hand win, its best arrangement, its waits.
 
 A position is the cards in hand, the groups on the table (melds) and, for a
-win, the winning card with where it came from:
+win, the winning card with where it came from (a :class:`~paohuzi.kinds.Source`;
+its plain string works too):
 
-* ``"self"`` — drawn from the wall by the player himself;
-* ``"other"`` — drawn from the wall by another player and shown;
-* ``"liangzhang"`` — the dealer's shown 21st card (亮张). For the dealer it is
-  a card of his own deal (a pair with it is a 坎, a 坎 with it a 提); for
-  anyone else it is another player's card.
+* ``Source.SELF`` (``"self"``) — drawn from the wall by the player himself;
+* ``Source.OTHER`` (``"other"``) — drawn from the wall by another player and shown;
+* ``Source.LIANGZHANG`` (``"liangzhang"``) — the dealer's shown 21st card (亮张).
+  For the dealer it is a card of his own deal (a pair with it is a 坎, a 坎 with
+  it a 提); for anyone else it is another player's card.
 
 The winning card is grouped as RULES.md §4.2 and §5 say: onto one's own hand
 坎 or table 偎 a self-drawn card must make a 提 (破跑不破提) and onto a hand pair
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, NamedTuple
+from typing import Final, NamedTuple
 
 from paohuzi.cardcount import MENZI_TO_WIN, may_form_menzi
 from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, validate_counts
@@ -48,6 +49,7 @@ from paohuzi.groups import (
     GroupKind,
     partners,
 )
+from paohuzi.kinds import Source, TianhuKind
 from paohuzi.rules import Ruleset
 
 __all__ = [
@@ -68,8 +70,8 @@ __all__ = [
     "waits",
 ]
 
-Source = Literal["self", "other", "liangzhang"]
-SOURCES: tuple[str, ...] = ("self", "other", "liangzhang")
+SOURCES: tuple[Source, ...] = (Source.SELF, Source.OTHER, Source.LIANGZHANG)
+"""The sources of a winning card (a mandatory 天胡, ``Source.TIANHU``, has none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,12 +123,12 @@ _GROW_MELD = 2  # a table 偎/臭偎 becomes 跑/提, or a table 碰 becomes 跑
 _WITH_PAIR = 3  # a hand pair becomes 碰 (another's card), 偎 (own draw) or 坎 (own 亮张)
 
 
-def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: str,
+def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: Source,
                 dealer: bool) -> list[tuple[int, Group | None, int]]:
     """Every allowed placement: ``(how, the group the card forms, meld index)`` (§4.2, §5)."""
     if source not in SOURCES:
         raise PaohuziError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
-    own = source == "self" or (source == "liangzhang" and dealer)
+    own = source == Source.SELF or (source == Source.LIANGZHANG and dealer)
     held = hand[card]
     if held == 3:
         grown = Group.identical(GroupKind.TI if own else GroupKind.PAO, card)
@@ -141,13 +143,13 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
             return [(_GROW_MELD, Group.identical(GroupKind.PAO, card), i), (_FREE, None, -1)]
     if held == 2:
         if own:
-            kind = GroupKind.KAN if source == "liangzhang" else GroupKind.WEI
+            kind = GroupKind.KAN if source == Source.LIANGZHANG else GroupKind.WEI
             return [(_WITH_PAIR, Group.identical(kind, card), -1)]
         return [(_WITH_PAIR, Group.identical(GroupKind.PENG, card), -1), (_FREE, None, -1)]
     return [(_FREE, None, -1)]
 
 
-def _best(hand: list[int], melds: Sequence[Group], card: int, source: str, dealer: bool,
+def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, dealer: bool,
           trusted: bool = False
           ) -> tuple[int, tuple[int, Group | None, int] | None, list[int]]:
     """Most 胡息 of a winning arrangement: ``(huxi, placement, free counts)``; -1 if none.
@@ -221,14 +223,14 @@ _KAN_HUXI = (Group.identical(GroupKind.KAN, 0).huxi, Group.identical(GroupKind.K
 _TI_HUXI = (Group.identical(GroupKind.TI, 0).huxi, Group.identical(GroupKind.TI, 10).huxi)
 
 
-def best_huxi(hand: Iterable[int], melds: Sequence[Group], card: int, source: str = "other",
-              *, dealer: bool = False) -> int:
+def best_huxi(hand: Iterable[int], melds: Sequence[Group], card: int,
+              source: Source = Source.OTHER, *, dealer: bool = False) -> int:
     """The 胡息 of :func:`solve`'s arrangement without building it; -1 when none (fast path)."""
     return _best(counts_of(hand), melds, card, source, dealer)[0]
 
 
-def solve(hand: Iterable[int], melds: Sequence[Group], card: int, source: str = "other",
-          *, dealer: bool = False) -> Arrangement | None:
+def solve(hand: Iterable[int], melds: Sequence[Group], card: int,
+          source: Source = Source.OTHER, *, dealer: bool = False) -> Arrangement | None:
     """The arrangement with the most 胡息 of hand + melds + the winning card, or ``None``.
 
     The 7-门子 condition and the pair rule (§6.1) are checked; the 胡息
@@ -237,9 +239,9 @@ def solve(hand: Iterable[int], melds: Sequence[Group], card: int, source: str = 
     return solve_counts(counts_of(hand), melds, card, source, dealer=dealer)
 
 
-def solve_counts(counts: list[int], melds: Sequence[Group], card: int, source: str = "other",
-                 *, dealer: bool = False, min_huxi: int = 0, trusted: bool = False
-                 ) -> Arrangement | None:
+def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
+                 source: Source = Source.OTHER, *, dealer: bool = False, min_huxi: int = 0,
+                 trusted: bool = False) -> Arrangement | None:
     """:func:`solve` for a hand given as a count vector; ``None`` also below ``min_huxi``.
 
     ``trusted`` skips validating the card counts (the engine's state is valid).
@@ -283,7 +285,7 @@ def _locked_groups(hand: Sequence[int]) -> list[Group]:
             for i, n in enumerate(hand) if n >= 3]
 
 
-def can_hu(hand: Iterable[int], melds: Sequence[Group], card: int, source: str,
+def can_hu(hand: Iterable[int], melds: Sequence[Group], card: int, source: Source,
            rules: Ruleset, *, dealer: bool = False) -> bool:
     """Whether the hand wins on ``card``: 7 门子 and at least ``rules.min_huxi`` 胡息."""
     return best_huxi(hand, melds, card, source, dealer=dealer) >= rules.min_huxi
@@ -322,7 +324,7 @@ def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[W
         if counts[x] >= 4:
             continue
         results: list[int | None] = []
-        for source in ("self", "other"):
+        for source in (Source.SELF, Source.OTHER):
             huxi = _best(hand_counts, melds, x, source, False)[0]
             results.append(huxi if huxi >= rules.min_huxi else None)
         if results[0] is not None or results[1] is not None:
@@ -361,8 +363,9 @@ def partial_huxi_counts(counts: Sequence[int], melds: Sequence[Group] = ()) -> i
     return total + partial_scoring_sentences(free)
 
 
-def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> str | None:
-    """The mandatory 天胡 a dealt hand has (§6.4): ``"3ti"``, ``"5kan"`` or ``None``.
+def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> TianhuKind | None:
+    """The mandatory 天胡 a dealt hand has (§6.4): a :class:`~paohuzi.kinds.TianhuKind`
+    (``"3ti"`` or ``"5kan"``), or ``None``.
 
     3 or more 提, or 5 or more 提 and 坎 together (a 提 counts as a 坎).
     ``melds`` may hold 提 already laid down.
@@ -371,9 +374,9 @@ def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> str | None:
     ti = sum(1 for n in counts if n == 4) + sum(1 for m in melds if m.kind is GroupKind.TI)
     kan = sum(1 for n in counts if n == 3)
     if ti >= 3:
-        return "3ti"
+        return TianhuKind.SAN_TI
     if ti + kan >= 5:
-        return "5kan"
+        return TianhuKind.WU_KAN
     return None
 
 

@@ -26,6 +26,7 @@ from paohuzi.actions import Action
 from paohuzi.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
 from paohuzi.engine import Hand, HandResult, Phase
 from paohuzi.groups import Group, GroupKind
+from paohuzi.kinds import ClaimContext, EndReason, EventKind
 from paohuzi.rules import Ruleset
 
 __all__ = ["Observation", "meld_view", "observe", "seat_view"]
@@ -44,7 +45,8 @@ class Observation:
         chou: the observer's 臭 cards.
         declined_peng: cards whose 碰 the observer declined (a later 偎 is 臭偎).
         chouhu: the observer's 臭胡 marks, ``(card, 当前得息数 when passed)``.
-        claim: ``(card, source seat, context)`` when the observer must decide on a card.
+        claim: ``(card, seat, context)`` when the observer must decide on a card ``seat``
+            showed (:class:`~paohuzi.kinds.ClaimContext`).
         in_play: the shown card nobody owns yet, if any.
         legal: the observer's legal actions now.
         events: the events as the observer may see them (JSON-ready dicts).
@@ -66,7 +68,7 @@ class Observation:
     chou: frozenset[int]
     declined_peng: frozenset[int]
     chouhu: tuple[tuple[int, int], ...]
-    claim: tuple[Card, int, str] | None
+    claim: tuple[Card, int, ClaimContext] | None
     in_play: Card | None
     legal: tuple[Action, ...]
     events: tuple[dict[str, Any], ...]
@@ -79,7 +81,7 @@ class Observation:
 
     def discards(self, seat: int) -> list[Card]:
         """The cards ``seat`` discarded this hand (public)."""
-        return [ALL_CARDS[c] for e in self.events if e["kind"] == "discard"
+        return [ALL_CARDS[c] for e in self.events if e["kind"] == EventKind.DISCARD
                 and e.get("seat") == seat for c in _cards_of(e)]
 
     def visible_counts(self) -> list[int]:
@@ -111,7 +113,7 @@ def _cards_of(event: dict[str, Any]) -> list[int]:
 def meld_view(meld: Group | None) -> dict[str, Any]:
     """A table group as JSON: a hidden 偎 is three face-down cards."""
     if meld is None:
-        return {"kind": "wei", "hidden": 3}
+        return {"kind": GroupKind.WEI.value, "hidden": 3}
     return {"kind": meld.kind.value, "cards": format_cards(meld.cards), "huxi": meld.huxi}
 
 
@@ -126,9 +128,9 @@ def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation
     if claim is not None and legal and hand.phase is Phase.CLAIM:
         # Only a seat asked to decide learns that a decision is open (who else may
         # act on a card would tell what they hold).
-        claim_seen = (claim.card, claim.source, claim.context)
+        claim_seen = (claim.card, claim.seat, claim.context)
     revealed = None
-    if hand.result is not None and hand.result.reason == "huangzhuang":
+    if hand.result is not None and hand.result.reason is EndReason.HUANGZHUANG:
         revealed = tuple(tuple(st.hand_cards) for st in hand.seats)
     return Observation(
         seat=seat,
@@ -189,8 +191,8 @@ def view_json(obs: Observation) -> dict[str, Any]:
         "events": list(obs.events),
     }
     if obs.claim is not None:
-        card, source, context = obs.claim
-        view["claim"] = {"card": card.text, "source": source, "context": context}
+        card, seat, context = obs.claim  # "source": the protocol's name for the seat
+        view["claim"] = {"card": card.text, "source": seat, "context": context.value}
     if obs.in_play is not None:
         view["in_play"] = obs.in_play.text
     if obs.seat is not None:
