@@ -72,6 +72,8 @@ __all__ = [
 
 SOURCES: tuple[Source, ...] = (Source.SELF, Source.OTHER, Source.LIANGZHANG)
 """The sources of a winning card (a mandatory 天胡, ``Source.TIANHU``, has none)."""
+_SELF: Final = Source.SELF  # for the hot path: a member lookup on the class is slow on 3.11
+_LIANGZHANG: Final = Source.LIANGZHANG
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +130,7 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
     """Every allowed placement: ``(how, the group the card forms, meld index)`` (§4.2, §5)."""
     if source not in SOURCES:
         raise PaohuziError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
-    own = source == Source.SELF or (source == Source.LIANGZHANG and dealer)
+    own = source == _SELF or (source == _LIANGZHANG and dealer)
     held = hand[card]
     if held == 3:
         grown = Group.identical(GroupKind.TI if own else GroupKind.PAO, card)
@@ -143,7 +145,7 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
             return [(_GROW_MELD, Group.identical(GroupKind.PAO, card), i), (_FREE, None, -1)]
     if held == 2:
         if own:
-            kind = GroupKind.KAN if source == Source.LIANGZHANG else GroupKind.WEI
+            kind = GroupKind.KAN if source == _LIANGZHANG else GroupKind.WEI
             return [(_WITH_PAIR, Group.identical(kind, card), -1)]
         return [(_WITH_PAIR, Group.identical(GroupKind.PENG, card), -1), (_FREE, None, -1)]
     return [(_FREE, None, -1)]
