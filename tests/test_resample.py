@@ -161,9 +161,12 @@ def _uniform_world(obs: Observation, rng: random.Random) -> Hand | None:
             del pool[: obs.hand_sizes[seat]]
             if max(counts) >= 4:
                 return None
-        seats.append(SeatState.restore(counts, melds[seat], pile=obs.piles[seat],
-                                       chou=obs.chou if seat == obs.seat else (),
-                                       xianggong=obs.xianggong[seat]))
+        mine = seat == obs.seat
+        seats.append(SeatState.restore(
+            counts, melds[seat], pile=obs.piles[seat],
+            chou=obs.chou if mine else [int(c) for c in obs.discards(seat)],
+            declined_peng=obs.declined_peng if mine else (), chouhu=obs.chouhu if mine else (),
+            xianggong=obs.xianggong[seat]))
     cards = [ALL_CARDS[c] for c in pool]
     return Hand.resume(obs.rules, dealer=obs.dealer, liangzhang=obs.liangzhang, seats=seats,
                        wall=cards[: obs.wall], set_aside=cards[obs.wall:],
@@ -221,3 +224,13 @@ def test_unresumable_observations_are_refused():
     idle = next(s for s in range(hand.players) if s not in hand.pending_seats())
     with pytest.raises(PositionError, match="discard or to decide"):
         resample_hand(observe(hand, idle), random.Random(0))
+
+
+def test_resume_names_a_missing_seat():
+    sample = resample_hand(observe(Hand.from_seed(3, Ruleset()), 0), random.Random(0))
+    with pytest.raises(PositionError, match="turn: there is no seat 5"):
+        Hand.resume(Ruleset(), dealer=0, liangzhang=ALL_CARDS[0], seats=sample.seats,
+                    wall=sample.wall, turn=5)
+    with pytest.raises(PositionError, match="2 seats"):
+        Hand.resume(Ruleset(), dealer=0, liangzhang=ALL_CARDS[0], seats=sample.seats[:2],
+                    wall=sample.wall, turn=0)

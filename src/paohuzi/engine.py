@@ -384,8 +384,9 @@ class Hand:
         """
         if len(seats) != rules.players:
             raise PositionError(f"{len(seats)} seats, the rules have {rules.players}")
-        if not 0 <= turn < rules.players or not 0 <= dealer < rules.players:
-            raise PositionError(f"no seat {turn if not 0 <= turn < rules.players else dealer}")
+        for name, seat in (("dealer", dealer), ("turn", turn)):
+            if not 0 <= seat < rules.players:
+                raise PositionError(f"{name}: there is no seat {seat!r}")
         if len(set_aside) != rules.set_aside:
             raise PositionError(f"{len(set_aside)} cards set aside, the rules say "
                                 f"{rules.set_aside}")
