@@ -379,8 +379,9 @@ class Hand:
 
         With ``shown = (card, source, context)`` the card has just been shown
         (``context`` ``discard`` or ``draw``) and every seat's options on it are
-        worked out as in play; otherwise seat ``turn`` must discard. A resumed hand
-        has no :attr:`deal` and no events before it.
+        worked out as in play; otherwise seat ``turn`` must discard. The hand takes
+        the seat states over (it does not copy them). A resumed hand has no
+        :attr:`deal` and no events before it.
         """
         if len(seats) != rules.players:
             raise PositionError(f"{len(seats)} seats, the rules have {rules.players}")
