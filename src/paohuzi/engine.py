@@ -23,8 +23,8 @@ Each decision has one validation path: :meth:`Hand.verify` raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, NamedTuple
 
@@ -33,7 +33,7 @@ from paohuzi.cardcount import must_discard
 from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
 from paohuzi.chi import chi_options_counts, plans_key
 from paohuzi.deal import Deal
-from paohuzi.errors import PaohuziError
+from paohuzi.errors import CardCountError, PaohuziError
 from paohuzi.groups import GROWABLE, Group, GroupKind
 from paohuzi.kinds import ClaimContext, EndReason, EventKind, Source
 from paohuzi.rules import Ruleset
@@ -63,12 +63,18 @@ __all__ = [
     "HandResult",
     "IllegalActionError",
     "Phase",
+    "PositionError",
     "SeatState",
 ]
 
 
 class IllegalActionError(PaohuziError):
     """An action that is not legal now for that seat; the state is unchanged."""
+
+
+class PositionError(PaohuziError):
+    """A mid-play position that cannot be resumed or resampled (or a question only a
+    dealt hand can answer, asked of a resumed one)."""
 
 
 class Phase(Enum):
@@ -151,6 +157,40 @@ class SeatState:
         self._identical: dict[int, int] = {}  # card -> index of its identical table group
         self.version = 0
         """Bumped whenever the hand or the table changes (a key for callers' caches)."""
+
+    @classmethod
+    def restore(cls, hand: Sequence[int], melds: Iterable[Group] = (), *,
+                pile: Iterable[Card] = (), chou: Iterable[int] = (),
+                declined_peng: Iterable[int] = (), chouhu: Iterable[tuple[int, int]] = (),
+                xianggong: bool = False) -> SeatState:
+        """A seat in the middle of a hand, from its hand counts, table groups and memory
+        (the running totals are worked out here).
+
+        >>> st = SeatState.restore([0] * 19 + [2], [Group.identical(GroupKind.PENG, 0)])
+        >>> st.owned, st.table_huxi, st.must_discard()
+        (5, 1, False)
+        """
+        if len(hand) != KINDS or any(not 0 <= n <= 4 for n in hand):
+            raise CardCountError(f"a hand is {KINDS} counts of 0 to 4, got {list(hand)}")
+        st = cls(list(hand))
+        for group in melds:
+            st.lay(group, len(group.cards))
+        st.pile = list(pile)
+        st.chou = set(chou)
+        st.declined_peng = set(declined_peng)
+        st.chouhu = dict(chouhu)
+        st.xianggong = xianggong
+        return st
+
+    def copy(self) -> SeatState:
+        """An independent copy (containers copied; their items are immutable)."""
+        twin = SeatState.__new__(SeatState)
+        for name in SeatState.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, list | set | dict):
+                value = value.copy()
+            setattr(twin, name, value)
+        return twin
 
     @property
     def hand_cards(self) -> list[Card]:
@@ -287,7 +327,8 @@ class Hand:
         deal.validate(rules)
         self.on_claim_point = on_claim_point
         self.rules = rules
-        self.deal = deal
+        self._deal: Deal | None = deal
+        self.set_aside: tuple[Card, ...] = deal.set_aside
         self.players = rules.players
         self._orders = [[(s + i) % self.players for i in range(self.players)]
                         for s in range(self.players)]
@@ -311,16 +352,27 @@ class Hand:
         return cls(rules, Deal.from_seed(seed, rules, dealer))
 
     @classmethod
-    def from_position(cls, rules: Ruleset, dealer: int, seats: Sequence[SeatState],
-                      wall: Sequence[Card], *, turn: int,
-                      shown: tuple[Card, int, ClaimContext, bool] | None = None,
-                      set_aside: Sequence[Card] = ()) -> Hand:
-        """A hand mid-play from given seat states (for search players' determinisations).
+    def resume(cls, rules: Ruleset, *, dealer: int, liangzhang: Card,
+               seats: Sequence[SeatState], wall: Sequence[Card], turn: int,
+               shown: tuple[Card, int, ClaimContext] | None = None,
+               set_aside: Sequence[Card] = ()) -> Hand:
+        """A hand in the middle of play, from every seat's state and the wall (the
+        determinisations of :func:`paohuzi.resample.resample_hand`).
 
-        With ``shown = (card, seat, context, last)`` the card ``seat`` has just shown
+        With ``shown = (card, source, context)`` the card has just been shown
         (``context`` ``discard`` or ``draw``) and every seat's options on it are
-        worked out as in play; otherwise seat ``turn`` must discard.
+        worked out as in play; otherwise seat ``turn`` must discard. The hand takes
+        the seat states over (it does not copy them). A resumed hand has no
+        :attr:`deal` and no events before it.
         """
+        if len(seats) != rules.players:
+            raise PositionError(f"{len(seats)} seats, the rules have {rules.players}")
+        for name, seat in (("dealer", dealer), ("turn", turn)):
+            if not 0 <= seat < rules.players:
+                raise PositionError(f"{name}: there is no seat {seat!r}")
+        if len(set_aside) != rules.set_aside:
+            raise PositionError(f"{len(set_aside)} cards set aside, the rules say "
+                                f"{rules.set_aside}")
         hand = cls.__new__(cls)
         hand.on_claim_point = None
         hand.rules = rules
@@ -328,24 +380,77 @@ class Hand:
         hand._orders = [[(s + i) % hand.players for i in range(hand.players)]
                         for s in range(hand.players)]
         hand.dealer = dealer
+        hand._deal = None
+        hand.set_aside = tuple(set_aside)
         hand.seats = list(seats)
         hand.wall = list(wall)
-        hand.deal = Deal(dealer, tuple(() for _ in range(hand.players)), ALL_CARDS[0], (),
-                         tuple(set_aside))
-        hand.liangzhang = ALL_CARDS[0]
+        hand.liangzhang = liangzhang
         hand.in_play = None
         hand.result = None
         hand.events = []
         hand.actions = []
         hand.claim = None
         hand.turn = turn
-        if shown is None:
-            hand.phase = Phase.DISCARD
-        else:
-            card, source, context, last = shown
+        hand.phase = Phase.DISCARD
+        if shown is not None:
+            card, seat, context = shown
+            if context not in (ClaimContext.DISCARD, ClaimContext.DRAW):
+                raise PositionError(f"a resumed hand shows a discarded or drawn card, "
+                                    f"not a {context!r} one")
             hand.in_play = card
-            hand._open_claim([], card, source, context, last)
+        total = hand.card_total()
+        if total != 80:
+            raise CardCountError(f"the position holds {total} cards, not the 80 of the deck")
+        if hand._copies_over_four():
+            raise CardCountError("the position holds more than 4 copies of a card")
+        if shown is not None:
+            hand._open_claim([], card, seat, ClaimContext(context),
+                            context == ClaimContext.DRAW and not wall)
         return hand
+
+    def _copies_over_four(self) -> bool:
+        counts = [0] * KINDS
+        cards = [*self.wall, *self.set_aside, *([] if self.in_play is None else [self.in_play])]
+        for st in self.seats:
+            cards.extend(st.pile)
+            cards.extend(c for m in st.melds for c in m.cards)
+            for c in range(KINDS):
+                counts[c] += st.hand[c]
+        for c in cards:
+            counts[c] += 1
+        return max(counts) > 4
+
+    @property
+    def deal(self) -> Deal:
+        """The deal this hand started from (a resumed hand has none)."""
+        if self._deal is None:
+            raise PositionError("this hand was resumed mid-play (Hand.resume): its deal "
+                                "is unknown")
+        return self._deal
+
+    def copy(self) -> Hand:
+        """An independent copy of the hand in progress: acting on the copy never changes
+        the original (seat states, wall, claim and its answers, events, result).
+
+        >>> from paohuzi.rules import Ruleset
+        >>> hand = Hand.from_seed(4, Ruleset())
+        >>> twin = hand.copy()
+        >>> seat = twin.pending_seats()[0]
+        >>> _ = twin.act(seat, twin.legal_actions(seat)[0])
+        >>> twin.state_key() != hand.state_key(), hand.copy().state_key() == hand.state_key()
+        (True, True)
+        """
+        twin = Hand.__new__(Hand)
+        twin.__dict__.update(self.__dict__)  # immutable values are shared
+        twin.seats = [st.copy() for st in self.seats]
+        twin.wall = list(self.wall)
+        twin.events = list(self.events)
+        twin.actions = list(self.actions)
+        if self.claim is not None:
+            claim = self.claim
+            twin.claim = replace(claim, options={s: list(a) for s, a in claim.options.items()},
+                                 answers=dict(claim.answers), wins=dict(claim.wins))
+        return twin
 
     # ---- seats and order -----------------------------------------------------------
 
@@ -777,7 +882,7 @@ class Hand:
     def card_total(self) -> int:
         """Every card accounted for: hands, tables, piles, wall, set aside, the card in play."""
         n = sum(st.owned + len(st.pile) for st in self.seats)
-        return n + len(self.wall) + len(self.deal.set_aside) + (self.in_play is not None)
+        return n + len(self.wall) + len(self.set_aside) + (self.in_play is not None)
 
     def state_key(self) -> tuple[Any, ...]:
         """A full, hashable snapshot of the state (for determinism and replay checks)."""

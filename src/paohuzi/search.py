@@ -4,10 +4,8 @@ For a decision with several sensible options it
 
 1. ranks the legal actions with the heuristic player's values and keeps the best
    few candidates;
-2. samples the hidden cards consistently with its own observation (card
-   counting: the 80 cards minus every card it can see; another seat's face-down
-   偎 gets a card of which at least three are unseen), building a full engine
-   position (:meth:`paohuzi.engine.Hand.from_position`);
+2. samples the hidden cards consistently with its own observation, as a full
+   engine hand (:func:`paohuzi.resample.resample_hand`);
 3. plays every candidate forward from the same samples (common random numbers)
    with heuristic players for all seats to the end of the hand;
 4. leaves the heuristic's favourite only for a candidate whose mean advantage in
@@ -26,7 +24,7 @@ an optional time limit stops early.
 >>> r = play_hand(Hand.from_seed(8, Ruleset()),
 ...               [SearchPlayer(1, samples=2), HeuristicPlayer(2), HeuristicPlayer(3)])
 >>> r.reason, r.winner, r.points
-(<EndReason.HU: 'hu'>, 0, (18, -9, -9))
+(<EndReason.HU: 'hu'>, 2, (-6, -6, 12))
 """
 
 from __future__ import annotations
@@ -39,14 +37,12 @@ import time
 from collections.abc import Sequence
 
 from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
-from paohuzi.cards import ALL_CARDS, KINDS
-from paohuzi.engine import Hand, SeatState
-from paohuzi.groups import Group, GroupKind
+from paohuzi.engine import Hand, PositionError
 from paohuzi.heuristic import HeuristicPlayer, hand_value
-from paohuzi.kinds import ClaimContext
+from paohuzi.resample import resample_hand
 from paohuzi.view import Observation, observe
 
-__all__ = ["SearchPlayer", "sample_position"]
+__all__ = ["SearchPlayer"]
 
 
 def _fingerprint(view: Observation) -> int:
@@ -65,72 +61,6 @@ def _claim_text(view: Observation) -> str:
         return "None"
     card, seat, context = view.claim
     return repr((card, seat, context.value))
-
-
-def sample_position(view: Observation, rng: random.Random) -> Hand | None:
-    """A full engine position consistent with ``view`` (hidden cards sampled)."""
-    assert view.seat is not None
-    me = view.seat
-    unseen = view.unseen_counts()
-    if any(n < 0 for n in unseen):
-        return None
-    melds: list[list[Group]] = []
-    for seat in range(view.players):
-        seat_melds = []
-        for m in view.melds[seat]:
-            if m is None:  # another's face-down 偎: a card with 3 unseen copies
-                options = [c for c in range(KINDS) if unseen[c] >= 3]
-                if not options:
-                    return None
-                card = rng.choice(options)
-                unseen[card] -= 3
-                m = Group.identical(GroupKind.WEI, card)
-            seat_melds.append(m)
-        melds.append(seat_melds)
-    pool = [c for c in range(KINDS) for _ in range(unseen[c])]
-    rng.shuffle(pool)
-    hands: list[list[int]] = []
-    for seat in range(view.players):
-        if seat == me:
-            hands.append(list(view.hand))
-            continue
-        size = view.hand_sizes[seat]
-        counts = [0] * KINDS
-        for c in pool[:size]:
-            counts[c] += 1
-        del pool[:size]
-        if max(counts, default=0) >= 4:  # would have been a 提 already: resample
-            return None
-        hands.append(counts)
-    set_aside_n = view.rules.set_aside
-    wall = [ALL_CARDS[c] for c in pool[: view.wall]]
-    set_aside = [ALL_CARDS[c] for c in pool[view.wall: view.wall + set_aside_n]]
-    if len(wall) != view.wall:
-        return None
-    seats = []
-    for seat in range(view.players):
-        st = SeatState(hands[seat])
-        for m in melds[seat]:
-            st.lay(m, len(m.cards))
-        st.owned = sum(hands[seat]) + sum(len(m.cards) for m in melds[seat])
-        st.pile = list(view.piles[seat])
-        st.xianggong = view.xianggong[seat]
-        if seat == me:
-            st.chou = set(view.chou)
-            st.declined_peng = set(view.declined_peng)
-            st.chouhu = dict(view.chouhu)
-        else:
-            st.chou = {int(c) for c in view.discards(seat)}
-        seats.append(st)
-    shown = None
-    if view.claim is not None:
-        card, source, context = view.claim
-        if context not in (ClaimContext.DISCARD, ClaimContext.DRAW):
-            return None
-        shown = (card, source, context, view.wall == 0)
-    turn = view.turn if view.turn is not None else me
-    return Hand.from_position(view.rules, view.dealer, seats, wall, turn=turn, shown=shown,
-                              set_aside=set_aside)
 
 
 class SearchPlayer:
@@ -189,17 +119,15 @@ class SearchPlayer:
         results: list[list[float]] = [[] for _ in candidates]
         done = 0
         start = time.perf_counter()
-        attempts = 0
-        while done < self.samples and attempts < self.samples * 4:
-            attempts += 1
+        while done < self.samples:
             sample_seed = rng.getrandbits(32)
-            if sample_position(view, random.Random(sample_seed)) is None:
-                continue
+            try:
+                base = resample_hand(view, random.Random(sample_seed))
+            except PositionError:
+                break
             for i, action in enumerate(candidates):
                 # the same sample for every candidate (common random numbers)
-                base = sample_position(view, random.Random(sample_seed))
-                assert base is not None
-                results[i].append(self._rollout(base, view.seat, action, sample_seed))
+                results[i].append(self._rollout(base.copy(), view.seat, action, sample_seed))
             done += 1
             if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
                 break
