@@ -200,7 +200,7 @@ def _mock_table_messages() -> tuple[dict[str, Any], dict[str, Any]]:
              "dealer": 0, "xingjia": None, "rules": Ruleset().to_dict(), "timer": 20},
              "you": 1, "hash": "x", "view": view, "waits": [
                  {"card": "五", "self": 18, "other": 18}, {"card": "捌", "self": 21, "other": 18}],
-             "playing": [0, 1, 2], "events_from": 0, "events": events, "shuffle": None,
+             "events_from": 0, "events": events, "shuffle": None,
              "deadline": 15}
     welcome = {"type": "welcome", "player": {"id": 2}, "room": "mock", "seat": 1, "last_seq": 0,
                "cards": CARDS}
