@@ -206,9 +206,6 @@ class Runtime:
         return seat in self.pending_match_seats() and \
             self.delivery.released(seat, self.decision_key(seat))
 
-    async def send(self, client: Client, message: dict[str, Any]) -> None:
-        await client.send_now(message)
-
     async def send_state(self, client: Client, snapshot: bool = False) -> None:
         frame = self.delivery.current
         if frame is None:
