@@ -16,6 +16,7 @@ from paohuzi.actions import Action
 from paohuzi.deal import Deal
 from paohuzi.engine import Hand
 from paohuzi.rules import Ruleset
+from paohuzi.server.seats import match_view
 from paohuzi.view import observe, view_json
 
 
@@ -31,15 +32,17 @@ class ShownCard:
 def replayed(record: dict[str, Any], hand_seat: int | None
              ) -> tuple[list[tuple[str, list[Any]]], list[ShownCard]]:
     """(view JSON without events, events) at every claim point and after every decision,
-    in order; and the hand's shown cards."""
+    in order, in match seat numbers as the server sends them (the record's
+    ``match_seats``); and the hand's shown cards (in hand seats)."""
     rules = Ruleset.from_json(record["rules"])
+    playing = record.get("match_seats") or list(range(rules.seats))
     deal = Deal.from_seed(int(record["deal"]["seed"]), rules, int(record["deal"]["dealer"]))
     views: list[tuple[str, list[Any]]] = []
     shown: list[ShownCard] = []
 
     def snap(hand: Hand) -> None:
         view = json.loads(json.dumps(view_json(observe(hand, hand_seat)), ensure_ascii=False))
-        events = view.pop("events")
+        view, events = match_view(view, view.pop("events"), playing, rules.seats)
         views.append((json.dumps(view, sort_keys=True, ensure_ascii=False), events))
 
     def claim_point(hand: Hand) -> None:

@@ -139,8 +139,10 @@ def test_one_person_plays_a_hand_against_two_computers(browser, srv):
             assert m["name"] in panel
     shown_points = [numbers(row.inner_text())[-2:] for row in
                     page.query_selector_all(".settlement table.points tr")[1:]]
-    assert [p for p, _ in shown_points] == result["points"]
-    assert [b for _, b in shown_points] == result["beans"]
+    # the record numbers the hand's seats, the table the room's (match seats, in order)
+    by_match_seat = [record["match_seats"].index(m) for m in sorted(record["match_seats"])]
+    assert [p for p, _ in shown_points] == [result["points"][i] for i in by_match_seat]
+    assert [b for _, b in shown_points] == [result["beans"][i] for i in by_match_seat]
     # the next hand starts from the button
     page.click("[data-name=next-hand]")
     page.wait_for_function("!document.querySelector('.settlement')", timeout=30_000)
@@ -200,7 +202,7 @@ def _mock_table_messages() -> tuple[dict[str, Any], dict[str, Any]]:
              "dealer": 0, "xingjia": None, "rules": Ruleset().to_dict(), "timer": 20},
              "you": 1, "hash": "x", "view": view, "waits": [
                  {"card": "五", "self": 18, "other": 18}, {"card": "捌", "self": 21, "other": 18}],
-             "playing": [0, 1, 2], "events_from": 0, "events": events, "shuffle": None,
+             "events_from": 0, "events": events, "shuffle": None,
              "deadline": 15}
     welcome = {"type": "welcome", "player": {"id": 2}, "room": "mock", "seat": 1, "last_seq": 0,
                "cards": CARDS}

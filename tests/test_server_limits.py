@@ -133,7 +133,7 @@ def farm_once(srv: LiveServer, **stakes: Any) -> tuple[dict[str, Any], int]:
                               and m["view"].get("result"))
         for c in (a, b):
             await c.ws.close()
-        return int(state["view"]["result"]["points"][state["playing"].index(0)])
+        return int(state["view"]["result"]["points"][0])  # match seat 0
 
     points = asyncio.run(go())
     return httpx.get(f"{srv.base}/api/me", headers=auth(farmer)).json(), points

@@ -14,10 +14,11 @@ from server_util import live_server
 
 pytest.importorskip("starlette")
 
-from paohuzi.server import app as app_module
+from paohuzi.server import runtime as runtime_module
 from paohuzi.server import settlement
-from paohuzi.server.app import Runtime, Server
 from paohuzi.server.fairness import EntropyError, Shuffle
+from paohuzi.server.runtime import Runtime
+from paohuzi.server.server import Server
 from paohuzi.server.storage import SQLiteStorage
 from paohuzi.server.table import RoomConfig, Table
 
@@ -305,7 +306,7 @@ def test_entropy_is_validated_and_counted_once():
 def test_a_silent_seat_is_waited_for_briefly_and_counted_empty(tmp_path, monkeypatch):
     """A seat that sends nothing is waited for ENTROPY_WAIT at most, then counted empty;
     the commitment is published, the secret stays hidden during the hand."""
-    monkeypatch.setattr(app_module, "ENTROPY_WAIT", 0.3)
+    monkeypatch.setattr(runtime_module, "ENTROPY_WAIT", 0.3)
     with live_server(str(tmp_path / "fair.db")) as srv:
         _pid, token = srv.player()
         code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)

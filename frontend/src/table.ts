@@ -119,11 +119,17 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     render();
   }
 
-  function mySeatIndex(): number | null {
+  // Every seat number the server sends is a match seat (the room's): `you`, the view's
+  // seats (null for a seat sitting the hand out), turn, dealer, events, the result.
+  function mySeat(): number | null {
     const s = ui.state;
-    if (!s || s.you === null || !s.playing) return null;
-    const i = s.playing.indexOf(s.you);
-    return i >= 0 ? i : null;
+    if (!s || s.you === null || !s.view || !s.view.seats[s.you]) return null;
+    return s.you;
+  }
+
+  function playingSeats(): number[] {
+    const seats: (Json | null)[] = ui.state.view.seats;
+    return seats.flatMap((info, i) => (info ? [i] : []));
   }
 
   function updateClock(): void {
@@ -135,22 +141,21 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     clock.classList.toggle("urgent", left < 5);
   }
 
-  function seatBox(handSeat: number, position: string): HTMLElement {
+  function seatBox(seat: number, position: string): HTMLElement {
     const s = ui.state;
     const view = s.view;
-    const info = view.seats[handSeat];
-    const matchSeat = s.playing[handSeat];
-    const seatMeta = s.table.seats[matchSeat];
-    const mine = handSeat === mySeatIndex();
+    const info = view.seats[seat];
+    const seatMeta = s.table.seats[seat];
+    const mine = seat === mySeat();
     const name = mine ? `${t("you")} · ${seatMeta.nickname}` : seatMeta.nickname;
     return el(
       "section",
-      { class: `seat ${position}${view.turn === handSeat ? " turn" : ""}`, "data-seat": String(handSeat) },
+      { class: `seat ${position}${view.turn === seat ? " turn" : ""}`, "data-seat": String(seat) },
       el(
         "header",
         {},
         el("span", { class: "name" }, name),
-        view.dealer === handSeat ? el("span", { class: "badge dealer" }, t("dealer")) : null,
+        view.dealer === seat ? el("span", { class: "badge dealer" }, t("dealer")) : null,
         seatMeta.tuoguan ? el("span", { class: "badge tuoguan" }, t("tuoguan")) : null,
         info.xianggong ? el("span", { class: "badge" }, t("xianggong")) : null,
         el("span", { class: "huxi" }, `${info.table_huxi} ${t("huxi")}`),
@@ -277,16 +282,16 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     const s = ui.state;
     const result = s.view.result;
     if (!result) return null;
-    const names = s.playing.map((m: number) => s.table.seats[m].nickname);
-    const rows = result.points.map((p: number, i: number) =>
-      el("tr", { class: i === result.winner ? "winner" : "" }, el("td", {}, names[i]), el("td", { class: "pts" }, String(p)), el("td", { class: "beans" }, String(result.beans[i]))),
+    const names: string[] = s.table.seats.map((seat: Json) => seat.nickname);
+    const rows = playingSeats().map((i) =>
+      el("tr", { class: i === result.winner ? "winner" : "" }, el("td", {}, names[i]), el("td", { class: "pts" }, String(result.points[i])), el("td", { class: "beans" }, String(result.beans[i]))),
     );
     const body = el("div", { class: "panel settlement" }, el("h3", {}, t("settlement")));
     if (result.reason === "huangzhuang") {
       body.append(el("p", { class: "reason" }, t("huangzhuang")));
-      (s.view.revealed_hands ?? []).forEach((h: string, i: number) =>
-        body.append(el("div", { class: "revealed" }, el("span", {}, names[i]), ...split(h).map((c) => card(c, "mini")))),
-      );
+      (s.view.revealed_hands ?? []).forEach((h: string | null, i: number) => {
+        if (h !== null) body.append(el("div", { class: "revealed" }, el("span", {}, names[i]), ...split(h).map((c) => card(c, "mini"))));
+      });
     } else if (result.reason === "escape") {
       body.append(el("p", { class: "reason" }, `${names[result.leaver]} ${t("escape")}`));
     } else {
@@ -358,12 +363,16 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       return;
     }
     const view = s.view;
-    const me = mySeatIndex();
-    const n = view.players;
-    const order = me === null ? [...Array(n).keys()] : [...Array(n).keys()].map((i) => (me + i) % n);
-    const positions = n === 2 ? ["bottom", "top"] : ["bottom", "right", "left"];
+    const me = mySeat();
+    const playing = playingSeats();
+    // the seats in playing order, from mine (a spectator or the 醒家: from the next one)
+    const from = playing.findIndex((seat) => seat >= (s.you ?? 0));
+    const order = from < 0 ? playing : [...playing.slice(from), ...playing.slice(0, from)];
+    const positions = order.length === 2 ? ["bottom", "top"] : ["bottom", "right", "left"];
     const board = el("main", { class: "board" });
-    order.slice(1).forEach((seat, i) => board.append(seatBox(seat, positions[i + 1])));
+    order.forEach((seat, i) => {
+      if (seat !== me) board.append(seatBox(seat, positions[i]));
+    });
     const myTuoguan = s.you !== null && s.table.seats[s.you].tuoguan;
     board.append(
       el(
@@ -394,7 +403,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   }
 
   function describe(e: Json, s: Json): string {
-    const who = e.seat === undefined ? "" : s.table.seats[s.playing[e.seat]]?.nickname ?? "";
+    const who = e.seat === undefined ? "" : s.table.seats[e.seat]?.nickname ?? "";
     const cards = e.cards ?? (e.hidden ? "▮".repeat(e.hidden) : "");
     const word = EVENT_TEXT[e.kind] ? t(EVENT_TEXT[e.kind]) : e.kind;
     return `${who} ${word} ${e.kind === "deal" ? "" : cards}`.trim();

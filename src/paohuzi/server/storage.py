@@ -87,24 +87,20 @@ class PlayerUpdate:
 
 
 class Storage(Protocol):
-    """What the server needs from a database."""
+    """What the server needs from a database (and nothing more: :class:`SQLiteStorage`
+    also has ``games_in_room`` and ``game``, for tests and tools)."""
 
     def create_player(self, nickname: str) -> tuple[PlayerRecord, str]: ...
     def player_by_token(self, token: str) -> PlayerRecord | None: ...
     def player(self, player_id: int) -> PlayerRecord | None: ...
-    def update_player(self, player_id: int, points: int, beans: int, won: bool,
-                      mu: float, sigma: float) -> None: ...
     def create_room(self, code: str, config: dict[str, Any]) -> None: ...
     def rooms(self) -> list[tuple[str, dict[str, Any]]]: ...
     def append_log(self, room: str, entry: dict[str, Any]) -> int: ...
     def load_log(self, room: str) -> list[dict[str, Any]]: ...
-    def save_game(self, room: str, record: dict[str, Any], players: list[int]) -> int: ...
     def settle_hand(self, room: str, hand_no: int, record: dict[str, Any] | None,
                     players: list[int], updates: list[PlayerUpdate],
                     log_entry: dict[str, Any]) -> int | None: ...
     def games_of(self, player_id: int) -> list[dict[str, Any]]: ...
-    def games_in_room(self, room: str) -> list[dict[str, Any]]: ...
-    def game(self, game_id: int) -> dict[str, Any] | None: ...
     def game_by_public_id(self, public_id: str) -> StoredGame | None: ...
     def touch_room(self, code: str, when: float) -> None: ...
     def end_room(self, code: str) -> None: ...
@@ -240,14 +236,6 @@ class SQLiteStorage:
             ).fetchone()
         return self._row_player(row)
 
-    def update_player(self, player_id: int, points: int, beans: int, won: bool,
-                      mu: float, sigma: float) -> None:
-        with self._lock:
-            self._db.execute(
-                "UPDATE players SET points = points + ?, beans = beans + ?, hands = hands + 1, "
-                "wins = wins + ?, rating_mu = ?, rating_sigma = ? WHERE id = ?",
-                (points, beans, int(won), mu, sigma, player_id))
-
     def create_room(self, code: str, config: dict[str, Any]) -> None:
         with self._lock:
             now = time.time()
@@ -298,19 +286,6 @@ class SQLiteStorage:
             rows = self._db.execute(
                 "SELECT entry FROM table_log WHERE room = ? ORDER BY seq", (room,)).fetchall()
         return [json.loads(r[0]) for r in rows]
-
-    def save_game(self, room: str, record: dict[str, Any], players: list[int]) -> int:
-        with self._lock:
-            self._db.execute("BEGIN")
-            cur = self._db.execute(
-                "INSERT INTO games (room, record, finished, public_id) VALUES (?, ?, ?, ?)",
-                (room, json.dumps(record, ensure_ascii=False), time.time(), new_public_id()))
-            game_id = int(cur.lastrowid or 0)
-            for pid in set(players):
-                self._db.execute("INSERT INTO game_players (game_id, player_id) VALUES (?, ?)",
-                                 (game_id, pid))
-            self._db.execute("COMMIT")
-        return game_id
 
     def settle_hand(self, room: str, hand_no: int, record: dict[str, Any] | None,
                     players: list[int], updates: list[PlayerUpdate],

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from paohuzi.server.fairness import (
     new_secret,
     parse_value,
 )
+from paohuzi.server.seats import match_view
 from paohuzi.solver import waits
 from paohuzi.view import observe, view_json
 
@@ -228,19 +228,29 @@ class Table:
     # ---- validation (nothing changes) ----------------------------------------------
 
     def verify_act(self, match_seat: int, action: Action) -> None:
+        """Raise :class:`TableError` unless ``match_seat`` may take ``action`` now (nothing
+        changes). The words never name a seat: the engine numbers the hand's seats, the
+        protocol the room's, and what a seat is refused must not tell what others decide.
+        """
         if self.hand is None or self.hand.ended:
             raise TableError("no hand in progress")
         hand_seat = self.hand_seat(match_seat)
         if hand_seat is None:
             raise TableError("you sit this hand out (醒家)")
-        if not self.hand.legal_actions(hand_seat):
+        legal = self.hand.legal_actions(hand_seat)
+        if not legal:
             # said the same way whatever the others are deciding (nothing hidden in it)
             raise TableError("it is not your decision now")
+        if not self.hand.can(hand_seat, action):
+            raise TableError(_refusal(self.hand, hand_seat, action, legal))
+
+    def can_act(self, match_seat: int, action: Action) -> bool:
+        """Whether :meth:`verify_act` lets ``match_seat`` take ``action`` now."""
         try:
-            self.hand.verify(hand_seat, action)
-        except PaohuziError as exc:
-            # the engine names hand seats; the protocol names match seats: drop the number
-            raise TableError(re.sub(r"^seat \d+ ", "", str(exc))) from None
+            self.verify_act(match_seat, action)
+        except TableError:
+            return False
+        return True
 
     def verify_entropy(self, match_seat: int, hand_no: object, value: object) -> dict[str, Any]:
         """The log entry for a seat's random value for the next hand (nothing changes)."""
@@ -392,7 +402,8 @@ class Table:
 
     def view_for(self, match_seat: int | None, events_from: int = 0,
                  hand: Hand | None = None) -> dict[str, Any]:
-        """Everything one seat (``None``: a spectator) may see, as a message body.
+        """Everything one seat (``None``: a spectator) may see, as a message body, in
+        match seat numbers (seats.py).
 
         Built from the engine's seat view only; events from ``events_from`` on. ``hand``:
         the hand in progress as it is at one of its claim points (default: as it is now).
@@ -421,18 +432,14 @@ class Table:
             body["hash"] = _digest(body)
             return body
         in_progress = not hand.ended
-        hand_seat = None
-        if match_seat is not None:
-            playing = self._playing if in_progress else (
-                self.last_summary.players if self.last_summary else self._playing)
-            hand_seat = playing.index(match_seat) if match_seat in playing else None
-        view = view_json(observe(hand, hand_seat))
-        events = view.pop("events")
+        playing = self._playing if in_progress or self.last_summary is None \
+            else self.last_summary.players
+        hand_seat = playing.index(match_seat) if match_seat in playing else None
+        view, events = match_view(*_split_events(view_json(observe(hand, hand_seat))),
+                                  playing, len(self.seats))
         start = events_from if 0 <= events_from <= len(events) else 0
         body["view"] = view
         body["waits"] = self._waits(hand, hand_seat) if in_progress else []
-        body["playing"] = list(self._playing if in_progress else (
-            self.last_summary.players if self.last_summary else self._playing))
         body["events_from"] = start
         body["events"] = events[start:]
         shown = self.shuffle if in_progress else self.finished_shuffle
@@ -492,6 +499,20 @@ class Table:
                            (zlib.crc32(self.code.encode()) + self.hand_no * 7919
                             + len(self.hand.actions)) & 0xFFFFFF)
 
+
+def _split_events(view: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    events = view.pop("events")
+    return view, events
+
+
+def _refusal(hand: Hand, hand_seat: int, action: Action, legal: list[Action]) -> str:
+    """Why a seat with a decision may not take ``action``, in words naming no seat."""
+    if isinstance(action, Discard) and any(isinstance(a, Discard) for a in legal):
+        if hand.seats[hand_seat].hand[action.card] == 0:
+            return f"your hand holds no {action.card.text}"
+        return f"{action.card.text} is part of a 坎 and cannot be discarded (§2)"
+    allowed = ", ".join(a.text for a in legal)
+    return f"you may not {action.text} now; allowed: {allowed}"
 
 
 def _digest(body: dict[str, Any]) -> str:

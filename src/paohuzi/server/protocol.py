@@ -1,0 +1,281 @@
+"""The WebSocket protocol of a room (docs/protocol.md): the connection loop, and one
+small handler per message type, looked up in :data:`HANDLERS`.
+
+A handler runs under the room's lock, after the duplicate check; it raises
+:class:`TableError` (or another :class:`PaohuziError`) to refuse, and returns whether
+the table changed (then the runtime schedules what comes next).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from paohuzi.cards import ALL_CARDS
+from paohuzi.errors import PaohuziError
+from paohuzi.server.connection import Client
+from paohuzi.server.levels import level_of
+from paohuzi.server.messages import (
+    Act,
+    Entropy,
+    Invalid,
+    Leave,
+    Message,
+    MessageError,
+    Next,
+    Ping,
+    Resync,
+    Sit,
+    Takeover,
+    parse_message,
+    seq_of,
+)
+from paohuzi.server.runtime import Runtime
+from paohuzi.server.server import Server
+from paohuzi.server.storage import PlayerRecord
+from paohuzi.server.table import TableError
+
+__all__ = ["CARDS", "HANDLERS", "MAX_MESSAGE", "RATE_PER_SECOND", "player_json",
+           "serve_socket"]
+
+MAX_MESSAGE = 4096
+"""Largest client message accepted (bytes); larger ones close the connection."""
+RATE_PER_SECOND = 30
+"""Messages a connection may send per second; beyond, an error; at 3x, a close."""
+MAX_CONNECTIONS_PER_PLAYER = 3
+"""Connections one player may hold to one room (rate limits are per connection)."""
+MAX_SEQ_STEP = 2**20
+"""How far above a seat's last applied ``seq`` a message may jump: a huge ``seq`` would
+otherwise leave no number above it, and the seat could never act again."""
+CARDS = [{"text": c.text, "ascii": c.ascii, "red": c.is_red, "big": c.is_big, "point": c.point}
+         for c in ALL_CARDS]
+"""What the browser needs to draw cards; rules stay here (RULES.md §1)."""
+
+
+def player_json(rec: PlayerRecord) -> dict[str, Any]:
+    data = rec.to_json()
+    data["level"] = level_of(rec.points)
+    return data
+
+
+# ---- one handler per message type ----------------------------------------------------
+
+def _seated(client: Client) -> int:
+    if client.seat is None:
+        raise TableError("you do not sit at this table")
+    return client.seat
+
+
+async def _act(runtime: Runtime, client: Client, msg: Act) -> bool:
+    seat = _seated(client)
+    runtime.verify_shown(seat)
+    runtime.act(seat, msg.action, player=client.player.id, seq=msg.seq)
+    return True
+
+
+async def _sit(runtime: Runtime, client: Client, msg: Sit) -> bool:
+    t = runtime.table
+    t.verify_sit(msg.seat, client.player.id)
+    changed = t.seats[msg.seat].player != client.player.id
+    if changed:
+        runtime.commit({"k": "sit", "seat": msg.seat, "player": client.player.id,
+                        "nickname": client.player.nickname, "seq": msg.seq})
+    client.seat = msg.seat
+    runtime.disconnected_at.pop(msg.seat, None)
+    return changed
+
+
+async def _takeover(runtime: Runtime, client: Client, msg: Takeover) -> bool:
+    seat = _seated(client)
+    if not runtime.table.seats[seat].tuoguan:
+        return False
+    runtime.commit({"k": "tuoguan", "seat": seat, "on": False, "seq": msg.seq})
+    return True
+
+
+async def _next(runtime: Runtime, client: Client, msg: Next) -> bool:
+    if client.seat is not None:
+        runtime.vote_next(client.seat)
+    return False
+
+
+async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
+    seat = _seated(client)
+    t = runtime.table
+    if t.hand is None or t.hand.ended or t.hand_seat(seat) is None:
+        return False
+    runtime.commit({"k": "escape", "seat": seat, "seq": msg.seq})
+    runtime.settle_if_needed()
+    return True
+
+
+async def _entropy(runtime: Runtime, client: Client, msg: Entropy) -> bool:
+    seat = _seated(client)
+    entry = runtime.table.verify_entropy(seat, msg.hand, msg.value)
+    runtime.commit({**entry, "seq": msg.seq})
+    return True
+
+
+async def _resync(runtime: Runtime, client: Client, msg: Resync) -> bool:
+    shown = runtime.delivery.current
+    shown_no = shown.hand_no if shown is not None else 0
+    hand_no = shown_no if msg.hand is None else msg.hand
+    if hand_no == shown_no and msg.events is not None:
+        client.events_hand, client.events_sent = shown_no, msg.events
+        await runtime.send_state(client)
+    else:
+        await runtime.send_state(client, snapshot=True)
+    return False
+
+
+async def _ping(runtime: Runtime, client: Client, msg: Ping) -> bool:
+    return False
+
+
+async def _invalid(runtime: Runtime, client: Client, msg: Invalid) -> bool:
+    if msg.kind in ("act", "takeover", "leave", "entropy"):
+        _seated(client)  # "you do not sit at this table" comes first
+    raise TableError(msg.reason)
+
+
+Handler = Callable[[Runtime, Client, Any], Awaitable[bool]]
+HANDLERS: dict[type, Handler] = {
+    Act: _act, Sit: _sit, Takeover: _takeover, Next: _next, Leave: _leave,
+    Entropy: _entropy, Resync: _resync, Ping: _ping, Invalid: _invalid,
+}
+"""The handler of each message type."""
+
+
+async def handle(runtime: Runtime, client: Client, msg: Message) -> None:
+    """Apply one message under the room's lock: a duplicate is acknowledged as such, a
+    refusal answered with an error (its ``seq`` counted), a change acknowledged after it
+    is logged."""
+    t = runtime.table
+    async with runtime.lock:
+        seat = client.seat
+        last = t.seats[seat].last_seq if seat is not None else 0
+        if seat is not None and msg.seq <= last:
+            await client.send_now({"type": "ack", "seq": msg.seq, "duplicate": True})
+            return
+        if seat is not None and msg.seq > last + MAX_SEQ_STEP:
+            await client.send_now({"type": "error", "seq": msg.seq, "message":
+                                   f"'seq' may be at most {MAX_SEQ_STEP} above the "
+                                   f"last one applied ({last})"})
+            return
+        try:
+            changed = await HANDLERS[type(msg)](runtime, client, msg)
+        except PaohuziError as exc:
+            _count_seq(runtime, client, msg.seq)
+            await client.send_now({"type": "error", "seq": msg.seq, "message": str(exc)})
+            return
+        _count_seq(runtime, client, msg.seq)
+        await client.send_now({"type": "ack", "seq": msg.seq})
+        if changed:
+            runtime.schedule()
+
+
+def _count_seq(runtime: Runtime, client: Client, seq: int) -> None:
+    """The seat's last applied ``seq`` is at least ``seq`` (refused messages count)."""
+    if client.seat is not None:
+        seat = runtime.table.seats[client.seat]
+        seat.last_seq = max(seat.last_seq, seq)
+
+
+# ---- the connection loop ---------------------------------------------------------------
+
+async def serve_socket(server: Server, ws: WebSocket) -> None:
+    """One connection to ``/ws/{code}``, from accepting it to its end."""
+    code = ws.path_params["code"]
+    token = ws.query_params.get("token", "")
+    await ws.accept()
+
+    async def refuse(message: str, close_code: int) -> None:
+        await ws.send_json({"type": "error", "message": message})
+        await ws.close(code=close_code)
+
+    if not server.allow("connections_per_address", address_of(ws)):
+        await refuse("too many connections from your address: slow down", 1008)
+        return
+    runtime = server.runtimes.get(code)
+    rec = server.storage.player_by_token(token) if token else None
+    if runtime is None or rec is None:
+        await refuse("unknown room" if runtime is None else "unknown token",
+                     4004 if runtime is None else 4001)
+        return
+    if not server.allow("connections_per_account", str(rec.id)):
+        await refuse("too many connections by your account: slow down", 1008)
+        return
+    refused = connection_refused(runtime, rec, server.limits.max_spectators)
+    if refused is not None:
+        await refuse(refused, 1008)
+        return
+    t = runtime.table
+    client = Client(ws, rec, t.seat_of_player(rec.id))
+    runtime.connect(client)
+    await client.send_now({"type": "welcome", "player": player_json(rec), "room": code,
+                           "seat": client.seat, "cards": CARDS,
+                           "last_seq": t.seats[client.seat].last_seq
+                           if client.seat is not None else 0})
+    await runtime.send_state(client, snapshot=True)
+    async with runtime.lock:
+        runtime.schedule()  # a room deals only while one of its people is connected
+    try:
+        await _receive(runtime, client)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        runtime.disconnect(client)
+
+
+async def _receive(runtime: Runtime, client: Client) -> None:
+    ws = client.ws
+    while not client.dropped:
+        frame = await ws.receive()
+        if frame["type"] == "websocket.disconnect":
+            return
+        count = client.count_frame(time.monotonic())  # binary frames count too
+        if count > 3 * RATE_PER_SECOND:
+            await ws.close(code=1008)
+            return
+        raw = frame.get("text")
+        if raw is None:
+            await client.send_now({"type": "error",
+                                   "message": "send JSON text, not binary frames"})
+            continue
+        if len(raw.encode("utf-8", "surrogatepass")) > MAX_MESSAGE:
+            await client.send_now({"type": "error", "message": "message too large"})
+            await ws.close(code=1009)
+            return
+        if count > RATE_PER_SECOND:
+            await client.send_now({"type": "error", "seq": seq_of(raw),
+                                   "message": "too many messages: slow down"})
+            continue
+        try:
+            msg = parse_message(raw)
+        except MessageError as exc:
+            await client.send_now({"type": "error", "message": str(exc)})
+            continue
+        await handle(runtime, client, msg)
+
+
+def connection_refused(runtime: Runtime, rec: PlayerRecord, max_spectators: int) -> str | None:
+    """Why a new connection is refused, if it is: 3 per player; connections without a
+    seat capped, with room left for people taking a free seat — a seated player is never
+    locked out by spectators."""
+    if sum(1 for c in runtime.clients if c.player.id == rec.id) >= MAX_CONNECTIONS_PER_PLAYER:
+        return "too many connections"
+    if runtime.table.seat_of_player(rec.id) is not None:
+        return None
+    free = sum(1 for s in runtime.table.seats if s.kind == "human" and s.player is None)
+    watching = sum(1 for c in runtime.clients if c.seat is None)
+    if watching >= max_spectators + free * MAX_CONNECTIONS_PER_PLAYER:
+        return "too many connections: this room's spectator places are full"
+    return None
+
+
+def address_of(conn: Any) -> str:
+    """The peer address of an HTTP request or a WebSocket."""
+    return conn.client.host if conn.client is not None else "unknown"

@@ -1,0 +1,508 @@
+"""The table runtime: the async side of one room — its lock, what its connections are
+shown and when (claim windows, delivery.py), the human timers, computer moves, dealing.
+
+Every change is logged (committed) before it is applied and shown; a decision is
+verified once, by :meth:`Table.verify_act`, before it is logged, so the log only ever
+holds entries that apply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from paohuzi.actions import Action, Pass
+from paohuzi.engine import Hand, Phase
+from paohuzi.players import Player
+from paohuzi.server import settlement
+from paohuzi.server.connection import Client
+from paohuzi.server.delivery import Delivery, Frame
+from paohuzi.server.table import Table, TableError
+from paohuzi.view import observe
+
+if TYPE_CHECKING:
+    from paohuzi.server.server import Server
+
+__all__ = ["ENTROPY_WAIT", "MIN_COMPUTER_DELAY", "Runtime", "wait_until"]
+
+log = logging.getLogger("paohuzi.server")
+
+TOUCH_EVERY = 60.0
+"""Seconds between notes of a room's activity in storage (for idle expiry)."""
+ENTROPY_WAIT = 1.0
+"""Seconds after a hand's commitment is published that the deal waits for the values
+of the seated people still missing (a silent one counts as an empty value)."""
+MIN_COMPUTER_DELAY = 0.05
+"""Seconds a computer waits at least before it discards, whatever the room's
+``bot_delay`` (no computer-vs-computer marathon spins a core)."""
+
+
+class Runtime:
+    """The async side of a table: connections, what they are shown and when, timers,
+    computer moves."""
+
+    def __init__(self, server: Server, table: Table) -> None:
+        self.server = server
+        self.table = table
+        self.lock = asyncio.Lock()
+        self.clients: set[Client] = set()
+        self.timer_task: asyncio.Task[None] | None = None
+        self.bot_task: asyncio.Task[None] | None = None
+        self.next_task: asyncio.Task[None] | None = None
+        self.deliver_task: asyncio.Task[None] | None = None
+        self.disconnected_at: dict[int, float] = {}
+        self.grace_used: set[tuple[int, int]] = set()
+        self.next_votes: set[int] = set()
+        self.deadlines: dict[int, tuple[tuple[Any, ...], float]] = {}
+        self.last_active = time.time()
+        self._touched = 0.0
+        self.settle_failures = 0
+        self.settle_retry: asyncio.TimerHandle | None = None
+        self.committed_at = 0.0  # when the next hand's commitment was published
+        self.delivery = Delivery(table.config.claim_window)
+        self.delivery.current = self.frame(None, claim_point=False)
+        self.caught_up = asyncio.Event()  # set while every frame has been released
+        self.caught_up.set()
+        self.changed = asyncio.Event()
+        """Set on every applied entry, vote and connection change (what :meth:`_next_hand`
+        waits on: one waiter, the room's one dealing task)."""
+        table.on_claim_point = self._claim_point
+
+    # ---- logging and applying ----------------------------------------------------
+
+    def commit(self, entry: dict[str, Any]) -> None:
+        """Log (committed), then apply, then queue what the seats will be shown. The
+        caller holds the lock and has verified the entry (a decision: :meth:`act`)."""
+        self.server.storage.append_log(self.table.code, entry)
+        self.table.apply(entry)
+        self.note_activity()
+        self.changed.set()
+        self._capture(self.frame(None, claim_point=False))
+
+    def act(self, seat: int, action: Action, *, player: int | None,
+            seq: int | None = None) -> None:
+        """A decision for match seat ``seat``: verified once (:meth:`Table.verify_act`,
+        which raises :class:`TableError`), then logged and applied, then settled if it
+        ended the hand. ``player``: the person who decided, None for the computer."""
+        self.table.verify_act(seat, action)
+        entry: dict[str, Any] = {"k": "act", "seat": seat, "action": action.text,
+                                 "player": player}
+        if player is None:
+            entry["auto"] = True
+        if seq is not None:
+            entry["seq"] = seq
+        self.commit(entry)
+        self.settle_if_needed()
+
+    def verify_shown(self, seat: int) -> None:
+        """Raise :class:`TableError` unless ``seat`` has been shown a decision it must take:
+        a person acts on what he has been shown (the engine may be a claim window ahead),
+        and is told so in the same words whatever the others may decide."""
+        t = self.table
+        in_hand = t.hand is not None and not t.hand.ended
+        if (self.delivery.pending or in_hand) and not self.decision_open(seat):
+            raise TableError("it is not your decision now")
+
+    def note_activity(self) -> None:
+        """The room is in use: noted in memory, and in storage once a minute."""
+        self.last_active = time.time()
+        if self.last_active - self._touched >= TOUCH_EVERY:
+            self._touched = self.last_active
+            self.server.storage.touch_room(self.table.code, self.last_active)
+
+    def idle_for(self, now: float) -> float:
+        """Seconds since anything happened, 0 while a person is connected."""
+        return 0.0 if self.clients else now - self.last_active
+
+    def stop(self) -> None:
+        for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task):
+            if task is not None:
+                task.cancel()
+        if self.settle_retry is not None:
+            self.settle_retry.cancel()
+
+    def settle_if_needed(self) -> None:
+        """Side effects of a finished hand, once and in one transaction: game record,
+        player totals, rating, ``settled`` (settlement.py). A failure is logged (its
+        type only: no card detail) and retried later; it never reaches the caller."""
+        t = self.table
+        if not t.needs_settlement():
+            return
+        full = self.settle_failures < settlement.FULL_ATTEMPTS
+        try:
+            settlement.settle(self.server.storage, t, self.server.rate if full else None)
+        except Exception as exc:
+            self.settle_failures += 1
+            log.error("table %s: settling hand %d failed (%s, attempt %d)%s", t.code,
+                      t.finished_hands, type(exc).__name__, self.settle_failures,
+                      "" if full else " without the players' totals")
+            self._retry_settlement()
+            return
+        self.settle_failures = 0
+
+    def _retry_settlement(self) -> None:
+        if self.settle_retry is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a direct call): the next change retries
+            return
+        delays = settlement.RETRY_DELAYS
+        delay = delays[min(self.settle_failures, len(delays)) - 1]
+        self.settle_retry = loop.call_later(
+            delay, lambda: self._spawn(self._settle_later()))
+
+    async def _settle_later(self) -> None:
+        async with self.lock:
+            self.settle_retry = None
+            self.settle_if_needed()
+            self.schedule()
+        await self.broadcast()
+
+    # ---- what the seats are shown, and when (delivery.py) ----------------------------
+
+    def frame(self, hand: Hand | None, claim_point: bool) -> Frame:
+        """Every viewer's message body now (``hand``: as it is at a claim point)."""
+        t = self.table
+        viewers: list[int | None] = [i for i, s in enumerate(t.seats) if s.kind == "human"]
+        bodies = {v: t.view_for(v, 0, hand) for v in [*viewers, None]}
+        shown = hand if hand is not None else t.hand
+        decisions: dict[int, tuple[Any, ...]] = {}
+        if shown is not None and not shown.ended:
+            for hand_seat in shown.pending_seats():
+                seat = t.match_seat(hand_seat)
+                decisions[seat] = (t.hand_no, len(shown.events), shown.phase.value, seat)
+        return Frame(t.hand_no, bodies, decisions, claim_point)
+
+    def _claim_point(self, hand: Hand) -> None:
+        self._capture(self.frame(hand, claim_point=True))
+
+    def _capture(self, frame: Frame) -> None:
+        self.delivery.capture(frame)
+        if self.delivery.pending:
+            self.caught_up.clear()
+            if self.deliver_task is None or self.deliver_task.done():
+                self.deliver_task = self._spawn(self._deliver())
+
+    async def _deliver(self) -> None:
+        """Release the frames in order, a claim window after each claim point."""
+        d = self.delivery
+        while d.pending:
+            wait = d.wait(time.monotonic())
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            d.release(time.monotonic())
+            if not d.pending:
+                self.caught_up.set()
+            self._arm_timers()  # a human's clock starts when his decision is shown
+            await self.broadcast()
+
+    def decision_open(self, seat: int) -> bool:
+        """``seat`` must decide now and has been shown that decision."""
+        return seat in self.pending_match_seats() and \
+            self.delivery.released(seat, self.decision_key(seat))
+
+    async def send_state(self, client: Client, snapshot: bool = False) -> None:
+        frame = self.delivery.current
+        if frame is None:
+            return
+        if snapshot or client.events_hand != frame.hand_no:
+            client.events_sent = 0
+            client.events_hand = frame.hand_no
+        full = frame.bodies.get(client.seat, frame.bodies[None])
+        events = full["events"]
+        start = client.events_sent if 0 <= client.events_sent <= len(events) else 0
+        body = {**full, "events_from": start, "events": events[start:]}
+        if not snapshot and body["hash"] == client.last_hash and not body["events"]:
+            return  # nothing this seat can see changed (e.g. another seat's secret answer)
+        client.last_hash = body["hash"]
+        client.events_sent = start + len(body["events"])
+        body["deadline"] = self.deadline_for(client.seat)
+        client.sent += 1
+        await client.send_now({"type": "state", "n": client.sent, **body})
+
+    async def broadcast(self) -> None:
+        await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))
+
+    def deadline_for(self, seat: int | None) -> float | None:
+        """Seconds left to decide — told only to the seat that must decide."""
+        if seat is None or seat not in self.deadlines:
+            return None
+        if seat not in self.pending_humans():
+            return None
+        return max(0.0, self.deadlines[seat][1] - time.monotonic())
+
+    # ---- scheduling: computers, timers, the next hand ------------------------------
+
+    def pending_match_seats(self) -> list[int]:
+        t = self.table
+        if t.hand is None or t.hand.ended:
+            return []
+        return [t.match_seat(s) for s in t.hand.pending_seats()]
+
+    def pending_humans(self) -> list[int]:
+        """Human seats that must decide and have been shown it."""
+        t = self.table
+        return [s for s in self.pending_match_seats() if not t.controlled_by_computer(s)
+                and self.delivery.released(s, self.decision_key(s))]
+
+    def decision_key(self, seat: int) -> tuple[Any, ...]:
+        """Identifies the decision a seat faces (another seat's secret answer changes
+        nothing in it; a new event, a new phase or a new hand does)."""
+        t = self.table
+        hand = t.hand
+        assert hand is not None
+        return (t.hand_no, len(hand.events), hand.phase.value, seat)
+
+    def paused(self) -> bool:
+        """Every person at the table is in 托管: the computers do not play on alone."""
+        humans = [s for s in self.table.seats if s.kind == "human"]
+        return bool(humans) and all(s.tuoguan for s in humans)
+
+    def computer_seat(self) -> int | None:
+        """The seat a computer must decide for now, if any (none while paused)."""
+        if self.paused():
+            return None
+        t = self.table
+        bots = [s for s in self.pending_match_seats() if t.controlled_by_computer(s)]
+        return bots[0] if bots else None
+
+    def schedule(self) -> None:
+        """After every change: computer moves, the human timers, the next hand."""
+        if self.computer_seat() is not None and (self.bot_task is None or self.bot_task.done()):
+            self.bot_task = self._spawn(self._bot_move())
+        self.schedule_except_bots()
+
+    def ready_to_deal(self) -> bool:
+        """Every human seat taken and at least one of its players connected, and not
+        everyone in 托管: an abandoned room stops dealing."""
+        return self.table.ready_to_deal() and not self.paused() and any(
+            c.seat is not None and self.table.seats[c.seat].kind == "human"
+            for c in self.clients)
+
+    def _spawn(self, coro: Any) -> asyncio.Task[None]:
+        task = asyncio.create_task(coro)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled() or task.exception() is None:
+            return
+        # never log the exception text: it may name cards or options
+        log.error("a task of table %s failed (%s); rescheduling", self.table.code,
+                  type(task.exception()).__name__)
+        asyncio.get_running_loop().call_later(0.5, self.schedule)
+
+    def _arm_timers(self) -> None:
+        """Each pending human seat gets its own deadline when its decision is shown to
+        it; one seat's answer never moves another's deadline."""
+        now = time.monotonic()
+        humans = self.pending_humans()
+        changed = False
+        for seat in list(self.deadlines):
+            if seat not in humans:
+                del self.deadlines[seat]
+                changed = True
+        for seat in humans:
+            key = self.decision_key(seat)
+            if seat not in self.deadlines or self.deadlines[seat][0] != key:
+                self.deadlines[seat] = (key, now + self.table.config.timer)
+                changed = True
+        running = self.timer_task is not None and not self.timer_task.done()
+        if running and not changed:
+            return
+        if running:
+            assert self.timer_task is not None
+            self.timer_task.cancel()
+        if self.deadlines:
+            self.timer_task = self._spawn(self._timer())
+
+    def _still_due(self, seat: int, key: tuple[Any, ...]) -> bool:
+        return self.deadlines.get(seat, (None,))[0] == key and \
+            seat in self.pending_humans() and self.decision_key(seat) == key
+
+    async def _timer(self) -> None:
+        t = self.table
+        while self.deadlines:
+            seat, (key, deadline) = min(self.deadlines.items(), key=lambda kv: kv[1][1])
+            await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+            grace_key = (t.hand_no, seat)
+            if seat in self.disconnected_at and grace_key not in self.grace_used \
+                    and t.config.grace > 0:
+                # a disconnected player's first grace period of a hand does not count
+                self.grace_used.add(grace_key)
+                self.deadlines[seat] = (key, time.monotonic() + t.config.grace)
+                continue
+            async with self.lock:
+                if not self._still_due(seat, key):
+                    self._arm_timers()
+                    return
+                assert t.hand is not None
+                if t.hand.phase is not Phase.DISCARD:
+                    # a missed claim answer is a pass, nothing more: no computer decides
+                    # it, and it does not count toward 托管 (that would tell who had one)
+                    del self.deadlines[seat]
+                    self.act(seat, Pass(), player=None)
+                    self.timer_task = None
+                    self.schedule()
+                    return
+                player, obs, legal = self._observation(seat)
+            # a missed discard (public anyway): the computer discards, off the event loop
+            action = await self.server.pool.run(t.code, _choose, player, obs, legal)
+            async with self.lock:
+                if not self._still_due(seat, key):
+                    self._arm_timers()
+                    return
+                del self.deadlines[seat]
+                self.commit({"k": "timeout", "seat": seat})
+                if t.seats[seat].timeouts >= 2 and not t.seats[seat].tuoguan:
+                    self.commit({"k": "tuoguan", "seat": seat, "on": True})
+                self.act(seat, action, player=None)
+                self.timer_task = None
+                self.schedule()
+            return
+
+    def _observation(self, seat: int) -> tuple[Player, Any, list[Action]]:
+        """The computer player of a seat, its observation and its legal actions now."""
+        t = self.table
+        hand_seat = t.hand_seat(seat)
+        assert t.hand is not None and hand_seat is not None
+        return (t.computer_player(seat), observe(t.hand, hand_seat, events=False),
+                t.hand.legal_actions(hand_seat))
+
+    async def _bot_move(self) -> None:
+        """One computer decision at a time for this room, on the shared fair pool.
+
+        A computer's answer on a claim is made at once: it is hidden in the claim window
+        like anyone's. A computer's discard (its turn is public) comes once the turn has
+        been shown, after the room's ``bot_delay`` (at least MIN_COMPUTER_DELAY)."""
+        t = self.table
+        while True:
+            async with self.lock:
+                seat = self.computer_seat()
+                if seat is None:
+                    return
+                key = self.decision_key(seat)
+                assert t.hand is not None
+                discarding = t.hand.phase is Phase.DISCARD
+                player, obs, legal = self._observation(seat)
+            if discarding:
+                await self.caught_up.wait()
+                await asyncio.sleep(max(t.config.bot_delay, MIN_COMPUTER_DELAY))
+            action = await self.server.pool.run(t.code, _choose, player, obs, legal)
+            async with self.lock:
+                if t.hand is None or t.hand.ended or self.decision_key(seat) != key or \
+                        self.computer_seat() != seat:
+                    continue
+                self.act(seat, action, player=None)
+                self.schedule_except_bots()
+
+    def schedule_except_bots(self) -> None:
+        t = self.table
+        self._arm_timers()
+        if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
+                self.next_task is None or self.next_task.done()):
+            delay = 0.0 if t.hand is None else t.config.next_delay
+            self.next_task = self._spawn(self._next_hand(t.hand_no, delay))
+
+    async def _next_hand(self, hand_no: int, delay: float) -> None:
+        t = self.table
+        await self._publish_commitment(hand_no)
+        humans = {i for i, s in enumerate(t.seats) if s.kind == "human"}
+        await wait_until(self.changed, lambda: bool(humans) and humans <= self.next_votes,
+                         delay)
+        await self._collect_entropy(hand_no)
+        async with self.lock:
+            if t.hand_no != hand_no or not self.ready_to_deal() or t.next_secret is None:
+                return
+            self.next_votes.clear()
+            self.commit(t.new_start_entry())
+            self.committed_at = 0.0
+            self.schedule()
+
+    def vote_next(self, seat: int) -> None:
+        """``seat`` is ready for the next hand (counted between hands only)."""
+        t = self.table
+        if t.hand is None or t.hand.ended:
+            self.next_votes.add(seat)
+            self.changed.set()
+
+    def connect(self, client: Client) -> None:
+        self.clients.add(client)
+        if client.seat is not None:
+            self.disconnected_at.pop(client.seat, None)
+        self.changed.set()
+
+    def disconnect(self, client: Client) -> None:
+        self.clients.discard(client)
+        self.last_active = max(self.last_active, time.time())  # idle from now on
+        if client.seat is not None and not any(c.seat == client.seat for c in self.clients):
+            self.disconnected_at[client.seat] = time.monotonic()
+        self.changed.set()
+
+    async def _publish_commitment(self, hand_no: int) -> None:
+        """The server's secret for the next hand, committed and published before any
+        seat's value is taken."""
+        t = self.table
+        async with self.lock:
+            if t.hand_no != hand_no or not self.ready_to_deal():
+                return
+            if t.next_secret is not None:  # published before (or before a restart)
+                self.committed_at = self.committed_at or time.monotonic()
+                return
+            self.commit(t.new_commit_entry())
+            self.committed_at = time.monotonic()
+        await self.broadcast()
+
+    async def _collect_entropy(self, hand_no: int) -> None:
+        """Wait, until ENTROPY_WAIT after the commitment at most, for the value of every
+        connected human seat."""
+        t = self.table
+
+        def all_in() -> bool:
+            connected = {c.seat for c in self.clients if c.seat is not None
+                         and t.seats[c.seat].kind == "human"}
+            return t.hand_no != hand_no or connected <= set(t.entropy)
+
+        await wait_until(self.changed, all_in,
+                         self.committed_at + ENTROPY_WAIT - time.monotonic())
+
+
+async def wait_until(event: asyncio.Event, done: Callable[[], bool], timeout: float) -> bool:
+    """Wait until ``done()`` holds, looking again each time ``event`` is set, for
+    ``timeout`` seconds at most; returns ``done()``. Meant for one waiter per event (it
+    clears the event).
+
+    >>> asyncio.run(wait_until(asyncio.Event(), lambda: True, 0.0))
+    True
+    >>> asyncio.run(wait_until(asyncio.Event(), lambda: False, 0.01))
+    False
+    """
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not done():
+        left = end - loop.time()
+        if left <= 0:
+            return False
+        event.clear()  # nothing runs between this and the check above: no lost wake-up
+        try:
+            async with asyncio.timeout(left):
+                await event.wait()
+        except TimeoutError:
+            return done()
+    return True
+
+
+def _choose(player: Player, obs: Any, legal: list[Action]) -> Action:
+    """A computer's decision (on a pool thread); always a legal one."""
+    try:
+        action = player.choose(obs, legal)
+    except Exception:  # pragma: no cover - defensive: a table must never stop
+        log.error("a computer player failed")
+        return legal[-1]
+    return action if action in legal else legal[-1]
+

@@ -1,0 +1,150 @@
+"""The game server: storage, the live rooms (one :class:`Runtime` each), rate limits,
+ratings, idle expiry."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from typing import Any
+
+from paohuzi.server.limits import Limits, RateLimiter
+from paohuzi.server.replays import ReplayCache
+from paohuzi.server.runtime import Runtime
+from paohuzi.server.scheduler import FairPool
+from paohuzi.server.storage import PlayerUpdate, Storage
+from paohuzi.server.table import RoomConfig, Table, TableError
+from paohuzi.settlement import beans_of
+
+__all__ = ["COMPUTER_THREADS", "Server"]
+
+log = logging.getLogger("paohuzi.server")
+
+COMPUTER_THREADS = 2
+"""Threads that run the computer moves of every room (shared fairly: FairPool)."""
+
+class Server:
+    """The game server: storage, live tables, ratings."""
+
+    def __init__(self, storage: Storage, limits: Limits | None = None) -> None:
+        self.storage = storage
+        self.limits = limits or Limits()
+        self.runtimes: dict[str, Runtime] = {}
+        self.pool = FairPool(COMPUTER_THREADS)
+        self.replays = ReplayCache()
+        self.limiters: dict[str, RateLimiter | None] = {
+            name: self.limits.limiter(name) for name in (
+                "players_per_address", "rooms_per_account", "rooms_per_address",
+                "connections_per_account", "connections_per_address")}
+
+    def allow(self, name: str, key: str) -> bool:
+        """Whether the rate limit ``name`` lets ``key`` (an account, an address) go on."""
+        limiter = self.limiters[name]
+        return limiter is None or limiter.allow(key)
+
+    def restore(self) -> int:
+        """Rebuild every open table from its log (after a restart); returns how many.
+        Rooms idle too long are ended first and not replayed."""
+        for code in self.storage.idle_rooms(time.time() - self.idle_seconds):
+            self.storage.end_room(code)
+        for code, config in self.storage.rooms():
+            try:
+                room_config = RoomConfig.from_json(config)
+            except TableError as exc:  # options no longer accepted (e.g. huge stakes)
+                log.error("room %s: options refused (%s); room ended", code, exc)
+                self.storage.end_room(code)
+                continue
+            table = Table(code, room_config)
+            for i, entry in enumerate(self.storage.load_log(code)):
+                try:
+                    table.apply(entry)
+                except Exception as exc:  # a bad entry must not keep the server down
+                    log.error("table %s: log entry %d does not apply (%s); skipped", code, i,
+                              type(exc).__name__)
+            self.runtimes[code] = Runtime(self, table)
+        return len(self.runtimes)
+
+    @property
+    def idle_seconds(self) -> float:
+        return self.limits.room_idle_hours * 3600.0
+
+    async def expire_idle_rooms(self) -> list[str]:
+        """End the rooms with nobody connected and no action for ``room_idle_hours``."""
+        now = time.time()
+        ended = []
+        for code, runtime in list(self.runtimes.items()):
+            if runtime.idle_for(now) < self.idle_seconds:
+                continue
+            async with runtime.lock:
+                if runtime.idle_for(time.time()) < self.idle_seconds:
+                    continue
+                runtime.stop()
+                self.storage.end_room(code)
+                del self.runtimes[code]
+                ended.append(code)
+        return ended
+
+    async def sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.limits.sweep_seconds)
+            try:
+                ended = await self.expire_idle_rooms()
+            except Exception as exc:  # pragma: no cover - the sweeper must go on
+                log.error("idle room sweep failed (%s)", type(exc).__name__)
+                continue
+            if ended:
+                log.info("%d idle room(s) ended", len(ended))
+
+    def create_room(self, options: dict[str, Any]) -> Table:
+        config = RoomConfig.from_json(options)
+        code = secrets.token_urlsafe(6)
+        self.storage.create_room(code, config.to_json())
+        table = Table(code, config)
+        self.runtimes[code] = Runtime(self, table)
+        return table
+
+    def rate(self, table: Table, summary: Any) -> list[PlayerUpdate]:
+        """Player totals and OpenSkill ratings after a hand (written by the settlement) —
+        from standard-stake rooms only: raised stakes must not buy levels
+        (docs/protocol.md)."""
+        if not table.config.standard_stakes:
+            return []
+        humans = [(i, table.seats[i].player) for i in summary.players
+                  if table.seats[i].kind == "human" and table.seats[i].player is not None]
+        ratings: dict[int, tuple[float, float]] = {}
+        try:
+            from openskill.models import PlackettLuce
+
+            model = PlackettLuce()
+            teams = []
+            ranks: list[float] = []
+            for seat in summary.players:
+                pid = table.seats[seat].player
+                rec = self.storage.player(pid) if pid is not None else None
+                rating = model.rating(mu=rec.rating_mu, sigma=rec.rating_sigma) if rec \
+                    else model.rating()
+                teams.append([rating])
+                won = summary.result.winner is not None and \
+                    summary.players[summary.result.winner] == seat
+                ranks.append(1.0 if won or summary.result.winner is None else 2.0)
+            rated = model.rate(teams, ranks=ranks)
+            for seat, team in zip(summary.players, rated, strict=True):
+                pid = table.seats[seat].player
+                if pid is not None:
+                    ratings[pid] = (team[0].mu, team[0].sigma)
+        except ImportError:  # pragma: no cover - openskill is a server dependency
+            pass
+        updates = []
+        for seat, pid in humans:
+            assert pid is not None
+            rec = self.storage.player(pid)
+            if rec is None:
+                continue
+            points = summary.points[seat]
+            won = summary.result.winner is not None and \
+                summary.players[summary.result.winner] == seat
+            mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))
+            updates.append(PlayerUpdate(pid, points, beans_of(points, table.config.ruleset),
+                                        won, mu, sigma))
+        return updates
