@@ -198,3 +198,59 @@ def test_busy_rooms_do_not_starve_another_room(srv, monkeypatch):
 
 async def _gather(coros: list[Any]) -> None:
     await asyncio.gather(*coros)
+
+
+def _messages_before_outcome(bot: BotClient, shown: dict[int, Any], hand_seat: int,
+                             hand_no: int) -> dict[bool, list[int]]:
+    """For each decision on a shown card that ``bot`` answered: how many state messages it
+    got after the one showing the decision and before the card's outcome, keyed by
+    whether another seat also had an option on that card."""
+    states = [m for m in bot.messages if m.get("type") == "state" and m.get("view")
+              and m["table"]["hand_no"] == hand_no]
+    out: dict[bool, list[int]] = {True: [], False: []}
+    for i, msg in enumerate(states):
+        if "pass" not in (msg["view"].get("legal_actions") or []):
+            continue
+        last = msg["events_from"] + len(msg["events"]) - 1
+        card = shown.get(last)
+        if card is None:
+            continue
+        between = 0
+        for later in states[i + 1:]:
+            if later["events_from"] + len(later["events"]) > last + 1 or \
+                    later["view"].get("result"):
+                break
+            between += 1
+        out[bool(set(card.options) - {hand_seat})].append(between)
+    return out
+
+
+def test_a_seat_with_an_option_cannot_tell_whether_another_still_decides(srv):
+    """A seat that answers its own 吃/碰 option at once must get the same messages whether
+    or not another seat is still deciding on that card: before the fix an answered seat
+    got an extra message (its options gone, the card still in play) while another seat's
+    option was open, and none when its answer resolved the card."""
+    tokens = [srv.player(f"p{i}")[1] for i in range(3)]
+    code = srv.room(tokens[0], seats=["human"] * 3, timer=30, next_delay=0.2, bot_delay=0,
+                    claim_window=0.3)
+
+    def passes(legal: list[str], _msg: Any) -> str:
+        return "pass" if "pass" in legal else legal[0]
+
+    bots = [BotClient(srv.ws_url(code), tokens[s], seat=s, seed=s, choose=passes,
+                      think=0.0 if s == 0 else 0.15) for s in range(3)]
+
+    async def play() -> None:
+        await asyncio.gather(*(b.play(2, timeout=150) for b in bots))
+
+    asyncio.run(play())
+    found: dict[bool, list[int]] = {True: [], False: []}
+    for hand_no, record in enumerate(srv.server.storage.games_in_room(code)[:2], start=1):
+        hand_seat = record["match_seats"].index(0)
+        shown = {c.event: c for c in replayed(record, hand_seat)[1]}
+        for key, counts in _messages_before_outcome(bots[0], shown, hand_seat,
+                                                    hand_no).items():
+            found[key].extend(counts)
+    assert found[False], "no decision of seat 0 on a card nobody else could take"
+    assert found[True], "no decision of seat 0 on a card another seat could take too"
+    assert set(found[True]) <= {0} and set(found[False]) == {0}, found

@@ -44,6 +44,7 @@ interface Ui {
   picker: boolean;
   flash: string;
   cards: Json[];
+  answered: string | null; // the state hash on which this page last answered a decision
 }
 
 export function mountTable(root: HTMLElement, code: string, rerenderAll: () => void): () => void {
@@ -57,6 +58,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     picker: false,
     flash: "",
     cards: [],
+    answered: null,
   };
   let flashTimer = 0;
   let tick = 0;
@@ -112,8 +114,18 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     }
   }
 
+  // After answering, the decision is over for this page until the server shows the next
+  // state (the server keeps an answered claim's view unchanged until the card resolves,
+  // so that nothing tells whether another seat is still deciding).
+  function legalActions(): string[] {
+    const s = ui.state;
+    if (!s || !s.view || (ui.answered !== null && ui.answered === s.hash)) return [];
+    return s.view.legal_actions ?? [];
+  }
+
   function act(text: string): void {
     socket.send({ type: "act", action: text });
+    ui.answered = ui.state?.hash ?? null;
     ui.selected = null;
     ui.picker = false;
     render();
@@ -175,7 +187,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       const v = info(c)?.point ?? 0;
       byValue.set(v, [...(byValue.get(v) ?? []), c]);
     }
-    const legal: string[] = view.legal_actions ?? [];
+    const legal: string[] = legalActions();
     const discarding = legal.some((a) => a.startsWith("discard "));
     const box = el("div", { class: "hand", "aria-label": t("hand") });
     for (const v of ui.order) {
@@ -213,7 +225,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
 
   function actionBar(): HTMLElement {
     const view = ui.state.view;
-    const legal: string[] = view.legal_actions ?? [];
+    const legal: string[] = legalActions();
     const bar = el("div", { class: "actions" });
     if (!legal.length) {
       bar.append(el("span", { class: "hint" }, view.result ? "" : t("waiting")));
@@ -239,7 +251,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
 
   function picker(): HTMLElement | null {
     if (!ui.picker) return null;
-    const legal: string[] = ui.state.view.legal_actions ?? [];
+    const legal: string[] = legalActions();
     const list = el("div", { class: "picker-list" });
     for (const a of legal.filter((x) => x.startsWith("chi "))) {
       const groups = a.slice(4).replace(/比/g, " ").split(/\s+/).filter(Boolean);

@@ -62,6 +62,8 @@ class Runtime:
         self.settle_failures = 0
         self.settle_retry: asyncio.TimerHandle | None = None
         self.committed_at = 0.0  # when the next hand's commitment was published
+        self._claim_frame: Frame | None = None  # the frame of the last claim point
+        self._claim_key: tuple[int, int] | None = None
         self.delivery = Delivery(table.config.claim_window)
         self.delivery.current = self.frame(None, claim_point=False)
         self.caught_up = asyncio.Event()  # set while every frame has been released
@@ -175,10 +177,25 @@ class Runtime:
             for hand_seat in shown.pending_seats():
                 seat = t.match_seat(hand_seat)
                 decisions[seat] = (t.hand_no, len(shown.events), shown.phase.value, seat)
+        at_claim = self._claim_frame
+        if not claim_point and at_claim is not None and shown is not None and \
+                shown.phase is Phase.CLAIM and self._claim_key == self._key_of(shown):
+            # A seat that has answered an open claim keeps the view it was shown at the
+            # claim point until the card resolves: whether the claim is still open (another
+            # seat is deciding) or resolved at once must not show in what it receives.
+            for seat in at_claim.decisions:
+                if seat not in decisions and seat in bodies and seat in at_claim.bodies:
+                    bodies[seat] = at_claim.bodies[seat]
         return Frame(t.hand_no, bodies, decisions, claim_point)
 
+    def _key_of(self, hand: Hand) -> tuple[int, int]:
+        """Identifies one claim point of the hand (answers add no event)."""
+        return (self.table.hand_no, len(hand.events))
+
     def _claim_point(self, hand: Hand) -> None:
-        self._capture(self.frame(hand, claim_point=True))
+        frame = self.frame(hand, claim_point=True)
+        self._claim_frame, self._claim_key = frame, self._key_of(hand)
+        self._capture(frame)
 
     def _capture(self, frame: Frame) -> None:
         self.delivery.capture(frame)
