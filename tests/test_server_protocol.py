@@ -154,6 +154,8 @@ def test_illegal_and_out_of_turn_actions_are_refused_unchanged(srv):
                 seq = await conn.send({"type": "act", "action": view["legal_actions"][-1]})
                 await conn.until(lambda m, s=seq: m.get("seq") == s)
                 continue
+            if view.get("phase") != "discard" or view.get("turn") == snap["you"]:
+                continue  # a claim may be about to open for us: wait for a bot's discard
             logged = mine()
             seq = await conn.send({"type": "act", "action": "pass"})
             refused = await conn.until(lambda m, s=seq: m.get("seq") == s)
