@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from paohuzi.engine import Hand
-from paohuzi.rules import PRESETS, Ruleset
+from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.game.engine import Hand
 
 
 def engine_rate(hands: int, rules: Ruleset, seed: int = 1) -> float:

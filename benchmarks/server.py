@@ -94,7 +94,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         prefix = [sys.executable, "-m", "cProfile", "-o", os.environ["PAOHUZI_PROFILE"]] \
             if os.environ.get("PAOHUZI_PROFILE") else [sys.executable]
-        proc = subprocess.Popen([*prefix, "-m", "paohuzi.cli", "serve", "--port", str(port),
+        proc = subprocess.Popen([*prefix, "-m", "paohuzi", "serve", "--port", str(port),
                                  "--database", str(Path(folder) / "load.db")],
                                 stdout=subprocess.DEVNULL)
         try:

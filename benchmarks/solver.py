@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import oracle
 
-from paohuzi.decompose import clear_caches
-from paohuzi.sampling import Position, random_positions
-from paohuzi.solver import solve
+from paohuzi.core.decompose import clear_caches
+from paohuzi.core.solver import solve
+from paohuzi.players.sampling import Position, random_positions
 
 
 def _oracle_args(p: Position) -> tuple[list[int], list[tuple[str, list[int]]], int, str]:

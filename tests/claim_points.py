@@ -12,12 +12,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from paohuzi.actions import Action
-from paohuzi.deal import Deal
-from paohuzi.engine import Hand
-from paohuzi.rules import Ruleset
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.actions import Action
+from paohuzi.game.deal import Deal
+from paohuzi.game.engine import Hand
+from paohuzi.game.view import observe, view_json
 from paohuzi.server.seats import match_view
-from paohuzi.view import observe, view_json
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,13 @@ import copy
 import random
 from dataclasses import dataclass, field
 
-from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
-from paohuzi.cards import ALL_CARDS, KINDS
-from paohuzi.engine import Hand, IllegalActionError
-from paohuzi.groups import Group, GroupKind
-from paohuzi.record import record_of, replay
-from paohuzi.rules import Ruleset
-from paohuzi.view import seat_view
+from paohuzi.core.cards import ALL_CARDS, KINDS
+from paohuzi.core.groups import Group, GroupKind
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
+from paohuzi.game.engine import Hand, IllegalActionError
+from paohuzi.game.record import record_of, replay
+from paohuzi.game.view import seat_view
 
 PRIVATE_EVENT_KINDS = {"deal", "draw", "wei"}
 """Events whose cards only their own seat may see (§4.2.1: a 偎 is face down)."""

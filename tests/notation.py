@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from paohuzi.cards import Card, parse_cards
-from paohuzi.groups import Group
+from paohuzi.core.cards import Card, parse_cards
+from paohuzi.core.groups import Group
 
 
 def H(text: str) -> list[Card]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from paohuzi.engine import Hand
-from paohuzi.record import FORMAT, record_of, replay
-from paohuzi.rules import Ruleset
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.engine import Hand
+from paohuzi.game.record import FORMAT, record_of, replay
 
 
 def record(deal: dict[str, Any], actions: list[tuple[int, str]],

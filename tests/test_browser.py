@@ -181,11 +181,11 @@ def test_three_people_play_one_room(browser, srv):
 def _mock_table_messages() -> tuple[dict[str, Any], dict[str, Any]]:
     """A welcome and a state built by the engine for the §4.3 second example: seat 1 holds
     小1, 小2×2, 小3×2, 小4, 大2×2 and the dealer's 二 is shown."""
-    from paohuzi.engine import Hand
-    from paohuzi.record import FORMAT, replay
-    from paohuzi.rules import Ruleset
+    from paohuzi.core.rules import Ruleset
+    from paohuzi.game.engine import Hand
+    from paohuzi.game.record import FORMAT, replay
+    from paohuzi.game.view import observe, view_json
     from paohuzi.server.app import CARDS
-    from paohuzi.view import observe, view_json
 
     record = {"format": FORMAT, "rules": Ruleset().to_dict(), "deal": {
         "dealer": 0,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from paohuzi.cards import ALL_CARDS, Card, counts_of, format_cards, full_deck, parse_cards
-from paohuzi.errors import CardTextError
+from paohuzi.core.cards import ALL_CARDS, Card, counts_of, format_cards, full_deck, parse_cards
+from paohuzi.core.errors import CardTextError
 
 
 def test_twenty_kinds_four_copies_eighty_cards():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from notation import C, H
 
-from paohuzi.chi import chi_options
-from paohuzi.groups import shapes_with
+from paohuzi.core.chi import chi_options
+from paohuzi.core.groups import shapes_with
 
 
 def plans(hand: str, card: str) -> set[tuple[str, ...]]:

@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from paohuzi.actions import Action, ActionTextError, Chi, Discard, Hu, Pass, Peng
-from paohuzi.cards import Card
-from paohuzi.record import replay
+from paohuzi.core.cards import Card
+from paohuzi.game.actions import Action, ActionTextError, Chi, Discard, Hu, Pass, Peng
+from paohuzi.game.record import replay
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "paohuzi.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "paohuzi", *args], capture_output=True,
                           text=True, timeout=300)
 
 
@@ -121,7 +121,7 @@ def test_action_text_errors(text, message):
 
 def test_play_in_the_terminal_to_the_end_of_a_hand():
     """`paohuzi play`: numbered choices on stdin, one full hand, the settlement line."""
-    out = subprocess.run([sys.executable, "-m", "paohuzi.cli", "play", "--seed", "3",
+    out = subprocess.run([sys.executable, "-m", "paohuzi", "play", "--seed", "3",
                           "--hands", "1"], input="x\n9999\n" + "0\n" * 300,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -132,7 +132,7 @@ def test_play_in_the_terminal_to_the_end_of_a_hand():
 
 
 def test_play_quit_is_an_escape():
-    out = subprocess.run([sys.executable, "-m", "paohuzi.cli", "play", "--seed", "4"],
+    out = subprocess.run([sys.executable, "-m", "paohuzi", "play", "--seed", "4"],
                          input="q\n", capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     assert "逃跑" in out.stdout

@@ -2,7 +2,7 @@
 
 Every expected value below is worked out by hand from RULES.md in the comment
 next to it; none is copied from the program's output. The command is run as a
-real subprocess: ``python -m paohuzi.cli evaluate`` for most tests, and the
+real subprocess: ``python -m paohuzi evaluate`` for most tests, and the
 installed ``paohuzi`` console script at least once.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-CMD = [sys.executable, "-m", "paohuzi.cli", "evaluate"]
+CMD = [sys.executable, "-m", "paohuzi", "evaluate"]
 
 # Card order for a canonical text of a group (small 1..10, then big 1..10).
 ORDER = "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾"

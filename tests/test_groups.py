@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from paohuzi.errors import MeldError
-from paohuzi.groups import Group, GroupKind
+from paohuzi.core.errors import MeldError
+from paohuzi.core.groups import Group, GroupKind
 
 # §5: (kind, small example, small huxi, big example, big huxi)
 TABLE = [

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from harness import HarnessStats, play_checked, run
 
-from paohuzi.engine import Hand
-from paohuzi.rules import PRESETS, Ruleset
+from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.game.engine import Hand
 
 GAMES_PER_PRESET = 1_000
 

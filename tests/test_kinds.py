@@ -1,4 +1,4 @@
-"""The typed kinds (paohuzi.kinds): what the engine emits, and the strings records carry."""
+"""The typed kinds (paohuzi.core.kinds): what the engine emits, and the strings records carry."""
 
 from __future__ import annotations
 
@@ -6,16 +6,16 @@ import json
 
 import pytest
 
-from paohuzi.actions import Discard
-from paohuzi.cards import Card, parse_cards
-from paohuzi.engine import Hand
-from paohuzi.kinds import ClaimContext, EndReason, EventKind, Source, TianhuKind
-from paohuzi.play import _EVENT_WORDS
+from paohuzi.apps.play import _EVENT_WORDS
+from paohuzi.core.cards import Card, parse_cards
+from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source, TianhuKind
+from paohuzi.core.rules import Ruleset
+from paohuzi.core.solver import solve, tianhu_kind
+from paohuzi.game.actions import Discard
+from paohuzi.game.engine import Hand
+from paohuzi.game.record import record_of
+from paohuzi.game.view import observe, seat_view
 from paohuzi.players import make_player, play_hand
-from paohuzi.record import record_of
-from paohuzi.rules import Ruleset
-from paohuzi.solver import solve, tianhu_kind
-from paohuzi.view import observe, seat_view
 
 # The strings are the record and protocol format (docs/records.md, docs/protocol.md):
 # renaming one would break stored records and the browser.

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from paohuzi.cards import Card, parse_cards
-from paohuzi.groups import Group, GroupKind
-from paohuzi.mingtang import HandFacts, find_mingtang
-from paohuzi.rules import Ruleset
-from paohuzi.settlement import (
+from paohuzi.core.cards import Card, parse_cards
+from paohuzi.core.groups import Group, GroupKind
+from paohuzi.core.mingtang import HandFacts, find_mingtang
+from paohuzi.core.rules import Ruleset
+from paohuzi.core.settlement import (
     Huangzhuang,
     SettlementError,
     Taopao,
@@ -27,7 +27,7 @@ from paohuzi.settlement import (
     split_escape_penalty,
     win_context,
 )
-from paohuzi.solver import Arrangement, solve, solve_tianhu
+from paohuzi.core.solver import Arrangement, solve, solve_tianhu
 
 # ---------------------------------------------------------------- helpers
 

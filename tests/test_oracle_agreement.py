@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import oracle
 
-from paohuzi.sampling import Position, random_positions
-from paohuzi.solver import best_huxi, best_partial_huxi
+from paohuzi.core.solver import best_huxi, best_partial_huxi
+from paohuzi.players.sampling import Position, random_positions
 
 N_POSITIONS = 10_000
 

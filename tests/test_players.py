@@ -9,16 +9,16 @@ import re
 
 import pytest
 
-from paohuzi.actions import Hu
-from paohuzi.arena import clustered_ci, run_arena, write_report
-from paohuzi.cards import ALL_CARDS, KINDS
-from paohuzi.engine import Hand
-from paohuzi.heuristic import HeuristicPlayer, hand_value
+from paohuzi.core.cards import ALL_CARDS, KINDS
+from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.game.actions import Hu
+from paohuzi.game.engine import Hand
+from paohuzi.game.resample import resample_hand
+from paohuzi.game.view import Observation, observe
 from paohuzi.players import LEVELS, PLAYER_NAMES, RandomPlayer, make_player
-from paohuzi.resample import resample_hand
-from paohuzi.rules import PRESETS, Ruleset
-from paohuzi.search import SearchPlayer
-from paohuzi.view import Observation, observe
+from paohuzi.players.arena import clustered_ci, run_arena, write_report
+from paohuzi.players.heuristic import HeuristicPlayer, hand_value
+from paohuzi.players.search import SearchPlayer
 
 
 def play_with(hand: Hand, players, record=None) -> int:
@@ -156,7 +156,7 @@ def test_samples_are_consistent_with_the_view():
 
 def test_heuristic_values_shape_and_huxi():
     live = [4] * KINDS
-    from paohuzi.cards import counts_of, parse_cards
+    from paohuzi.core.cards import counts_of, parse_cards
 
     good = counts_of(parse_cards("一二三 壹贰叁 二七十 四五六 七八 九九 捌玖"))
     bad = counts_of(parse_cards("一一 四四 八八 叁叁 陆陆 玖玖 五 壹 拾 十 肆 柒"))

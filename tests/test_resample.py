@@ -6,13 +6,13 @@ import random
 
 import pytest
 
-from paohuzi.cards import ALL_CARDS, KINDS
-from paohuzi.engine import Hand, PositionError, SeatState
-from paohuzi.errors import CardCountError
-from paohuzi.groups import Group, GroupKind
-from paohuzi.resample import inconsistencies, is_consistent, resample_hand
-from paohuzi.rules import PRESETS, Ruleset
-from paohuzi.view import Observation, observe
+from paohuzi.core.cards import ALL_CARDS, KINDS
+from paohuzi.core.errors import CardCountError
+from paohuzi.core.groups import Group, GroupKind
+from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.game.engine import Hand, PositionError, SeatState
+from paohuzi.game.resample import inconsistencies, is_consistent, resample_hand
+from paohuzi.game.view import Observation, observe
 
 
 def _random_step(hand: Hand, rng: random.Random) -> None:

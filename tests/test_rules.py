@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from paohuzi.errors import RulesetError
-from paohuzi.rules import PRESETS, Ruleset
+from paohuzi.core.errors import RulesetError
+from paohuzi.core.rules import PRESETS, Ruleset
 
 
 def test_presets_exist_and_differ_as_section_9_says():

@@ -13,13 +13,13 @@ from typing import Any
 
 from scenario import event_kinds, kinds, play
 
-from paohuzi.actions import Hu, Pass
-from paohuzi.cards import Card, format_cards
-from paohuzi.deal import Deal
-from paohuzi.engine import Event, Hand, Phase
-from paohuzi.match import Match
-from paohuzi.rules import Ruleset
-from paohuzi.view import seat_view
+from paohuzi.core.cards import Card, format_cards
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.actions import Hu, Pass
+from paohuzi.game.deal import Deal
+from paohuzi.game.engine import Event, Hand, Phase
+from paohuzi.game.match import Match
+from paohuzi.game.view import seat_view
 
 # ---- helpers -------------------------------------------------------------------------
 

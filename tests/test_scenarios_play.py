@@ -15,11 +15,11 @@ import pytest
 from notation import C, H
 from scenario import kinds, play
 
-from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
-from paohuzi.chi import chi_options
-from paohuzi.engine import Hand, IllegalActionError
-from paohuzi.solver import solve
-from paohuzi.view import seat_view
+from paohuzi.core.chi import chi_options
+from paohuzi.core.solver import solve
+from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
+from paohuzi.game.engine import Hand, IllegalActionError
+from paohuzi.game.view import seat_view
 
 
 def lines(hand: Hand) -> list[str]:

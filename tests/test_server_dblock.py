@@ -20,7 +20,7 @@ from paohuzi.server.storage import SQLiteStorage
 
 
 def _serve(database: str, port: int) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "paohuzi.cli", "serve", "--port", str(port),
+    return subprocess.Popen([sys.executable, "-m", "paohuzi", "serve", "--port", str(port),
                              "--database", database],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 

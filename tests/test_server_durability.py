@@ -35,7 +35,7 @@ class ServerProcess:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "paohuzi.cli", "serve", "--port", str(self.port),
+            [sys.executable, "-m", "paohuzi", "serve", "--port", str(self.port),
              "--database", self.database], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env={**os.environ, "PAOHUZI_DEBUG_STATE_HASH": "1"})
         deadline = time.monotonic() + 20

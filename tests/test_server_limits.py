@@ -408,7 +408,7 @@ def test_a_refused_body_closes_the_connection(srv):
 
 def test_a_stored_room_with_stakes_now_refused_is_ended_at_start(tmp_path):
     """A room stored before stakes were bounded (base 10**9) does not come back."""
-    from paohuzi.rules import Ruleset
+    from paohuzi.core.rules import Ruleset
     from paohuzi.server.storage import SQLiteStorage
 
     db = str(tmp_path / "old.db")

@@ -313,8 +313,8 @@ def test_shuffle_commitment_is_opened_and_checks(srv):
     """Commit-reveal both ways: the commitment is published before the seat's value is
     taken, the revealed secret hashes to it, the seat's value is in the seed, and the
     seed re-deals the record's hand."""
-    from paohuzi.deal import Deal
-    from paohuzi.rules import Ruleset
+    from paohuzi.core.rules import Ruleset
+    from paohuzi.game.deal import Deal
     from paohuzi.server.fairness import Shuffle, commitment
 
     async def go() -> dict[str, Any]:
@@ -347,7 +347,7 @@ def test_shuffle_commitment_is_opened_and_checks(srv):
     assert game is not None and game["shuffle"]["seed"] == shuffle["seed"]
     assert game["shuffle"]["first_dealer"] == again.dealer_of(3) == game["match_seats"][0]
     deal = Deal.from_seed(shuffle["seed"], Ruleset.from_dict(game["rules"]), dealer=0)
-    from paohuzi.record import replay
+    from paohuzi.game.record import replay
 
     hand = replay(game)
     assert hand.deal.hands == deal.hands and hand.deal.wall == deal.wall

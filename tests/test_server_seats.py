@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from paohuzi.actions import Discard, Pass
-from paohuzi.cards import ALL_CARDS
+from paohuzi.core.cards import ALL_CARDS
+from paohuzi.game.actions import Discard, Pass
 from paohuzi.server.messages import (
     MAX_SEQ,
     Act,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from notation import C, H, M
 
-from paohuzi.cards import counts_of
-from paohuzi.errors import CardCountError, PaohuziError
-from paohuzi.groups import GroupKind
-from paohuzi.rules import Ruleset
-from paohuzi.solver import (
+from paohuzi.core.cards import counts_of
+from paohuzi.core.errors import CardCountError, PaohuziError
+from paohuzi.core.groups import GroupKind
+from paohuzi.core.rules import Ruleset
+from paohuzi.core.solver import (
     best_huxi,
     best_partial_huxi,
     can_hu,
@@ -206,7 +206,7 @@ def test_tianhu_leftover_not_duiduihu():
 
 def test_kan_always_appears_whole_in_random_solutions():
     """Property over many positions: each hand 坎 is a 坎 (or grown to 跑/提) in the result."""
-    from paohuzi.sampling import random_positions
+    from paohuzi.players.sampling import random_positions
 
     checked = 0
     for p in random_positions(99, 3000):
@@ -227,7 +227,7 @@ def test_kan_always_appears_whole_in_random_solutions():
 
 
 def test_win_prefilter_never_rejects_a_win_and_rejects_most_others():
-    from paohuzi.sampling import random_positions
+    from paohuzi.players.sampling import random_positions
 
     wins = rejected = 0
     for p in random_positions(31, 2000):

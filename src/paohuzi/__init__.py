@@ -6,20 +6,20 @@
 18
 """
 
-from paohuzi.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards
-from paohuzi.chi import ChiOption, chi_options
-from paohuzi.errors import (
+from paohuzi.core.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards
+from paohuzi.core.chi import ChiOption, chi_options
+from paohuzi.core.errors import (
     CardCountError,
     CardTextError,
     MeldError,
     PaohuziError,
     RulesetError,
 )
-from paohuzi.groups import Group, GroupKind
-from paohuzi.kinds import ClaimContext, EndReason, EventKind, Source, TianhuKind
-from paohuzi.mingtang import Mingtang
-from paohuzi.rules import PRESETS, Ruleset
-from paohuzi.settlement import (
+from paohuzi.core.groups import Group, GroupKind
+from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source, TianhuKind
+from paohuzi.core.mingtang import Mingtang
+from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.core.settlement import (
     Payout,
     Settlement,
     WinContext,
@@ -28,7 +28,7 @@ from paohuzi.settlement import (
     settle,
     win_context,
 )
-from paohuzi.solver import (
+from paohuzi.core.solver import (
     Arrangement,
     Wait,
     best_partial_huxi,

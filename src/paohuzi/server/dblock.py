@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from paohuzi.errors import PaohuziError
+from paohuzi.core.errors import PaohuziError
 
 __all__ = ["DatabaseInUseError", "DatabaseLock"]
 

@@ -34,7 +34,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from paohuzi.errors import PaohuziError
+from paohuzi.core.errors import PaohuziError
 
 __all__ = ["MAX_VALUE_HEX", "EntropyError", "LegacyShuffle", "Shuffle", "commitment",
            "new_secret", "parse_value"]

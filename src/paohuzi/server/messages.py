@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from paohuzi.actions import Action, ActionTextError
+from paohuzi.game.actions import Action, ActionTextError
 from paohuzi.server.fairness import EntropyError, parse_value
 from paohuzi.server.table import TableError
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from paohuzi.cards import ALL_CARDS
-from paohuzi.errors import PaohuziError
+from paohuzi.core.cards import ALL_CARDS
+from paohuzi.core.errors import PaohuziError
 from paohuzi.server.connection import Client
 from paohuzi.server.levels import level_of
 from paohuzi.server.messages import (

@@ -7,11 +7,11 @@ import json
 from collections import OrderedDict
 from typing import Any
 
-from paohuzi.deal import Deal
-from paohuzi.record import replay_steps
-from paohuzi.rules import Ruleset
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.deal import Deal
+from paohuzi.game.record import replay_steps
+from paohuzi.game.view import observe, view_json
 from paohuzi.server.fairness import FORMULA, Shuffle, commitment
-from paohuzi.view import observe, view_json
 
 __all__ = ["ReplayCache", "replay_pages", "shuffle_check"]
 

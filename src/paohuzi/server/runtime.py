@@ -14,14 +14,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from paohuzi.actions import Action, Pass
-from paohuzi.engine import Hand, Phase
+from paohuzi.game.actions import Action, Pass
+from paohuzi.game.engine import Hand, Phase
+from paohuzi.game.view import observe
 from paohuzi.players import Player
 from paohuzi.server import settlement
 from paohuzi.server.connection import Client
 from paohuzi.server.delivery import Delivery, Frame
 from paohuzi.server.table import Table, TableError
-from paohuzi.view import observe
 
 if TYPE_CHECKING:
     from paohuzi.server.server import Server

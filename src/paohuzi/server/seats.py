@@ -3,7 +3,7 @@
 The engine numbers a hand's seats 0..players-1 (the dealer's first); a room numbers its
 *match seats* 0..seats-1, and in hunan with a 醒家 four match seats play hands of three.
 Everything the protocol sends speaks match seats: :func:`match_view` renumbers an
-engine seat view (``paohuzi.view.view_json``) and its events, so that no client maps
+engine seat view (``paohuzi.game.view.view_json``) and its events, so that no client maps
 numbers back.
 
 >>> view = {"seat": 0, "players": 3, "dealer": 0, "turn": 2, "seats": ["a", "b", "c"],

@@ -9,13 +9,13 @@ import secrets
 import time
 from typing import Any
 
+from paohuzi.core.settlement import beans_of
 from paohuzi.server.limits import Limits, RateLimiter
 from paohuzi.server.replays import ReplayCache
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.scheduler import FairPool
 from paohuzi.server.storage import PlayerUpdate, Storage
 from paohuzi.server.table import RoomConfig, Table, TableError
-from paohuzi.settlement import beans_of
 
 __all__ = ["COMPUTER_THREADS", "Server"]
 

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from paohuzi.match import HandSummary
+from paohuzi.game.match import HandSummary
 from paohuzi.server.storage import PlayerUpdate, Storage
 from paohuzi.server.table import Table
 

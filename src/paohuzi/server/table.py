@@ -25,13 +25,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from paohuzi.actions import Action, Discard
-from paohuzi.engine import Hand
-from paohuzi.errors import PaohuziError
-from paohuzi.match import HandSummary, Match
+from paohuzi.core.errors import PaohuziError
+from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.core.solver import waits
+from paohuzi.game.actions import Action, Discard
+from paohuzi.game.engine import Hand
+from paohuzi.game.match import HandSummary, Match
+from paohuzi.game.record import record_of
+from paohuzi.game.view import observe, view_json
 from paohuzi.players import PLAYER_NAMES, Player, make_player
-from paohuzi.record import record_of
-from paohuzi.rules import PRESETS, Ruleset
 from paohuzi.server.fairness import (
     EntropyError,
     LegacyShuffle,
@@ -41,8 +43,6 @@ from paohuzi.server.fairness import (
     parse_value,
 )
 from paohuzi.server.seats import match_view
-from paohuzi.solver import waits
-from paohuzi.view import observe, view_json
 
 __all__ = ["RoomConfig", "Table", "TableError", "commitment"]
 

@@ -23,9 +23,9 @@ by someone else (it passed the 碰). :func:`inconsistencies` states these rules
 about a full hand (a test checks real hands satisfy them and samples do too).
 
 >>> import random
->>> from paohuzi.engine import Hand
->>> from paohuzi.rules import Ruleset
->>> from paohuzi.view import observe
+>>> from paohuzi.game.engine import Hand
+>>> from paohuzi.core.rules import Ruleset
+>>> from paohuzi.game.view import observe
 >>> hand = Hand.from_seed(5, Ruleset())
 >>> seat = hand.pending_seats()[0]
 >>> sample = resample_hand(observe(hand, seat), random.Random(1))
@@ -39,12 +39,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from paohuzi.actions import Chi, Peng
-from paohuzi.cards import ALL_CARDS, KINDS, parse_cards
-from paohuzi.engine import Hand, PositionError, SeatState
-from paohuzi.groups import Group, GroupKind
-from paohuzi.kinds import ClaimContext, EventKind
-from paohuzi.view import Observation, observe
+from paohuzi.core.cards import ALL_CARDS, KINDS, parse_cards
+from paohuzi.core.groups import Group, GroupKind
+from paohuzi.core.kinds import ClaimContext, EventKind
+from paohuzi.game.actions import Chi, Peng
+from paohuzi.game.engine import Hand, PositionError, SeatState
+from paohuzi.game.view import Observation, observe
 
 __all__ = ["Shown", "inconsistencies", "is_consistent", "resample_hand"]
 
@@ -225,7 +225,7 @@ def resample_hand(view: Observation, rng: random.Random) -> Hand:
     """A full hand, the cards hidden from ``view``'s seat dealt at random consistently
     with what it knows (module docstring); the same ``rng`` state gives the same hand.
 
-    Raises :class:`~paohuzi.engine.PositionError` for an observation it cannot resume:
+    Raises :class:`~paohuzi.game.engine.PositionError` for an observation it cannot resume:
     a spectator's, one without events, or one where the seat has no discard or decision
     on a discarded or drawn card.
     """

@@ -105,7 +105,7 @@ class EndReason(StrEnum):
 
 
 class TianhuKind(StrEnum):
-    """The mandatory 天胡 of a dealt hand (§6.4; :func:`paohuzi.solver.tianhu_kind`)."""
+    """The mandatory 天胡 of a dealt hand (§6.4; :func:`paohuzi.core.solver.tianhu_kind`)."""
 
     SAN_TI = "3ti"
     """三提 — three or more 提."""

@@ -5,10 +5,10 @@ won hand's 底, 番 and 名堂; :func:`payout` gives every seat's points, the �
 share and their beans for a win, a drawn hand (荒庄) or an escape (逃跑). Beans are
 worked out here only (:func:`beans_of`).
 
->>> from paohuzi.cards import parse_cards, Card
->>> from paohuzi.rules import Ruleset
->>> from paohuzi.solver import solve
->>> from paohuzi.kinds import Source
+>>> from paohuzi.core.cards import parse_cards, Card
+>>> from paohuzi.core.rules import Ruleset
+>>> from paohuzi.core.solver import solve
+>>> from paohuzi.core.kinds import Source
 >>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
 >>> win = solve(hand, [], Card.parse("拾"), Source.OTHER)
 >>> s = settle(win, WinContext(), Ruleset())
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from paohuzi.errors import PaohuziError
-from paohuzi.kinds import Source
-from paohuzi.mingtang import TABLES, Mingtang, facts_of
-from paohuzi.rules import Ruleset
-from paohuzi.solver import Arrangement
+from paohuzi.core.errors import PaohuziError
+from paohuzi.core.kinds import Source
+from paohuzi.core.mingtang import TABLES, Mingtang, facts_of
+from paohuzi.core.rules import Ruleset
+from paohuzi.core.solver import Arrangement
 
 __all__ = [
     "WIN_SOURCES",
@@ -51,7 +51,7 @@ class SettlementError(PaohuziError):
 
 
 WIN_SOURCES: tuple[Source, ...] = tuple(Source)
-"""Where a winning card came from (:class:`~paohuzi.kinds.Source`): the winner's own draw
+"""Where a winning card came from (:class:`~paohuzi.core.kinds.Source`): the winner's own draw
 (偎胡/提胡 included), another seat's shown draw, the 亮张 (§3.4), or none at all (a
 mandatory 天胡, §6.4)."""
 
@@ -90,7 +90,7 @@ def win_context(source: Source, *, dealer: bool = False, last: bool = False) -> 
     >>> win_context("discard")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    paohuzi.settlement.SettlementError: unknown win source 'discard'; expected one of ...
+    paohuzi.core.settlement.SettlementError: unknown win source 'discard'; expected one of ...
     """
     if source == Source.TIANHU:
         return WinContext(zimo=True, tianhu=True)
@@ -193,9 +193,9 @@ def escape_penalty(others_huxi: int, rules: Ruleset) -> int:
     """What a player who leaves mid-hand (逃跑) pays, §7.4: ``(max(0, (H-12)//3) + 8) · d``.
 
     ``others_huxi`` is H: over the other players, their table 胡息 plus the best
-    胡息 their hands can make (:func:`paohuzi.solver.best_partial_huxi`).
+    胡息 their hands can make (:func:`paohuzi.core.solver.best_partial_huxi`).
 
-    >>> from paohuzi.rules import Ruleset
+    >>> from paohuzi.core.rules import Ruleset
     >>> escape_penalty(30, Ruleset()), escape_penalty(5, Ruleset())
     (42, 24)
     """
@@ -284,7 +284,7 @@ def payout(outcome: Outcome, rules: Ruleset) -> Payout:
     >>> payout(Huangzhuang(dealer=3), Ruleset())
     Traceback (most recent call last):
     ...
-    paohuzi.settlement.SettlementError: dealer: there is no seat 3 (3 players)
+    paohuzi.core.settlement.SettlementError: dealer: there is no seat 3 (3 players)
     """
     players = rules.players
     points = [0] * players

@@ -10,7 +10,7 @@ depth, and listed without duplicates.
 The first worked example of §4.3: with 二 三 一 in hand, eating 一 with 二三
 needs the other 一 laid down too — impossible here, so that 吃 is refused:
 
->>> from paohuzi.cards import parse_cards, Card
+>>> from paohuzi.core.cards import parse_cards, Card
 >>> chi_options(parse_cards("一二三"), Card.parse("一"))
 []
 >>> [str(p) for p in chi_options(parse_cards("一二三 壹壹"), Card.parse("一"))]
@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from paohuzi.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards  # noqa: F401
-from paohuzi.errors import PaohuziError
-from paohuzi.groups import SHAPES, Group, GroupKind, is_jiao, partners, shapes_with
+from paohuzi.core.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards  # noqa: F401
+from paohuzi.core.errors import PaohuziError
+from paohuzi.core.groups import SHAPES, Group, GroupKind, is_jiao, partners, shapes_with
 
 __all__ = ["ChiOption", "chi_options", "chi_options_counts", "plans_key"]
 

@@ -4,8 +4,8 @@ A record holds the rules, the deal (a seed, or the cards written out), every
 decision in order, and the result. Replaying it re-deals, re-applies each
 decision through the engine's validation path and must reach the same result.
 
->>> from paohuzi.rules import Ruleset
->>> from paohuzi.engine import Hand
+>>> from paohuzi.core.rules import Ruleset
+>>> from paohuzi.game.engine import Hand
 >>> hand = Hand.from_seed(5, Ruleset())
 >>> while not hand.ended:
 ...     seat = hand.pending_seats()[0]
@@ -21,11 +21,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from paohuzi.actions import Action
-from paohuzi.deal import Deal
-from paohuzi.engine import Event, Hand
-from paohuzi.errors import PaohuziError
-from paohuzi.rules import Ruleset
+from paohuzi.core.errors import PaohuziError
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.actions import Action
+from paohuzi.game.deal import Deal
+from paohuzi.game.engine import Event, Hand
 
 __all__ = ["FORMAT", "RecordError", "describe", "load_record", "record_of", "replay",
            "replay_steps"]

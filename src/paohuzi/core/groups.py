@@ -12,7 +12,7 @@ group and what each group scores.
 >>> Group.parse("sentence", "壹二三")
 Traceback (most recent call last):
 ...
-paohuzi.errors.MeldError: 壹二三 is not a sentence (一句话)
+paohuzi.core.errors.MeldError: 壹二三 is not a sentence (一句话)
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
-from paohuzi.cards import ALL_CARDS, Card, format_cards, parse_cards
-from paohuzi.errors import MeldError
+from paohuzi.core.cards import ALL_CARDS, Card, format_cards, parse_cards
+from paohuzi.core.errors import MeldError
 
 __all__ = [
     "GROWABLE",
@@ -132,7 +132,7 @@ _PARTNERS: Final = tuple(
 def shapes_with(card: int) -> tuple[tuple[int, int, int], ...]:
     """Every sentence and 绞 (card triples, table order) that holds ``card``.
 
-    >>> from paohuzi.cards import format_cards
+    >>> from paohuzi.core.cards import format_cards
     >>> [format_cards(s) for s in shapes_with(1)]
     ['一二三', '二三四', '二七十', '二二贰', '二贰贰']
     """
@@ -142,7 +142,7 @@ def shapes_with(card: int) -> tuple[tuple[int, int, int], ...]:
 def partners(card: int) -> tuple[int, ...]:
     """The other cards that share a sentence or 绞 with ``card``, sorted.
 
-    >>> from paohuzi.cards import format_cards
+    >>> from paohuzi.core.cards import format_cards
     >>> format_cards(partners(6))
     '二五六八九十柒'
     """

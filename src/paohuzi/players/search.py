@@ -5,22 +5,22 @@ For a decision with several sensible options it
 1. ranks the legal actions with the heuristic player's values and keeps the best
    few candidates;
 2. samples the hidden cards consistently with its own observation, as a full
-   engine hand (:func:`paohuzi.resample.resample_hand`);
+   engine hand (:func:`paohuzi.game.resample.resample_hand`);
 3. plays every candidate forward from the same samples (common random numbers)
    with heuristic players for all seats to the end of the hand;
 4. leaves the heuristic's favourite only for a candidate whose mean advantage in
    points over it, paired on the same samples, exceeds its standard error.
 
-It sees only its :class:`~paohuzi.view.Observation`: the samples are drawn from
+It sees only its :class:`~paohuzi.game.view.Observation`: the samples are drawn from
 a generator seeded by the player's seed and the public content of the
 observation, so two observations that differ only in cards hidden from it
 lead to the same decision. The budget is a number of samples (deterministic);
 an optional time limit stops early.
 
->>> from paohuzi.engine import Hand
->>> from paohuzi.rules import Ruleset
+>>> from paohuzi.game.engine import Hand
+>>> from paohuzi.core.rules import Ruleset
 >>> from paohuzi.players import play_hand
->>> from paohuzi.heuristic import HeuristicPlayer, hand_value
+>>> from paohuzi.players.heuristic import HeuristicPlayer, hand_value
 >>> r = play_hand(Hand.from_seed(8, Ruleset()),
 ...               [SearchPlayer(1, samples=2), HeuristicPlayer(2), HeuristicPlayer(3)])
 >>> r.reason, r.winner, r.points
@@ -36,11 +36,11 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
-from paohuzi.engine import Hand, PositionError
-from paohuzi.heuristic import HeuristicPlayer, hand_value
-from paohuzi.resample import resample_hand
-from paohuzi.view import Observation, observe
+from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
+from paohuzi.game.engine import Hand, PositionError
+from paohuzi.game.resample import resample_hand
+from paohuzi.game.view import Observation, observe
+from paohuzi.players.heuristic import HeuristicPlayer, hand_value
 
 __all__ = ["SearchPlayer"]
 

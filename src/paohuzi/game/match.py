@@ -8,7 +8,7 @@
   the losers (§9; on a drawn hand the dealer pays him).
 * A seat that leaves mid-hand (逃跑) pays the §7.4 penalty.
 
->>> from paohuzi.rules import Ruleset
+>>> from paohuzi.core.rules import Ruleset
 >>> m = Match(Ruleset(), seed=1)
 >>> hand = m.start_hand()
 >>> while not hand.ended:
@@ -26,13 +26,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from paohuzi.deal import Deal
-from paohuzi.engine import Hand, HandResult
-from paohuzi.errors import PaohuziError
-from paohuzi.kinds import EndReason
-from paohuzi.record import record_of
-from paohuzi.rules import Ruleset
-from paohuzi.settlement import beans_of
+from paohuzi.core.errors import PaohuziError
+from paohuzi.core.kinds import EndReason
+from paohuzi.core.rules import Ruleset
+from paohuzi.core.settlement import beans_of
+from paohuzi.game.deal import Deal
+from paohuzi.game.engine import Hand, HandResult
+from paohuzi.game.record import record_of
 
 __all__ = ["HandSummary", "Match"]
 

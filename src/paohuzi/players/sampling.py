@@ -1,7 +1,7 @@
 """Seeded random positions for tests, benchmarks and research.
 
 A :class:`Position` is a player's hand, table groups, a winning card and its
-source, as :func:`paohuzi.solver.solve` takes them. :func:`random_positions`
+source, as :func:`paohuzi.core.solver.solve` takes them. :func:`random_positions`
 mixes two kinds, so that both winning and non-winning questions are asked:
 
 * *built* positions: 7 random 门子 (with a pair when a 跑/提 is drawn), some
@@ -22,9 +22,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from paohuzi.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
-from paohuzi.groups import JIAOS, SENTENCES, Group, GroupKind
-from paohuzi.kinds import Source
+from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
+from paohuzi.core.groups import JIAOS, SENTENCES, Group, GroupKind
+from paohuzi.core.kinds import Source
 
 __all__ = ["Position", "random_positions"]
 

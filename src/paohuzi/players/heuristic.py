@@ -20,8 +20,8 @@ hand is far from winning, safety weighs more (defence). 碰 and 吃 are taken
 when the hand after the best following discard is worth more than passing;
 the 比 completion chosen is the one leaving the best hand. 胡 is always taken.
 
->>> from paohuzi.engine import Hand
->>> from paohuzi.rules import Ruleset
+>>> from paohuzi.game.engine import Hand
+>>> from paohuzi.core.rules import Ruleset
 >>> from paohuzi.players import play_hand, RandomPlayer
 >>> result = play_hand(Hand.from_seed(3, Ruleset()),
 ...                    [HeuristicPlayer(1), RandomPlayer(2), RandomPlayer(3)])
@@ -34,13 +34,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
-from paohuzi.cardcount import must_discard
-from paohuzi.cards import KINDS
-from paohuzi.groups import SCORING_VALUES, SENTENCE_VALUES, Group, GroupKind
-from paohuzi.kinds import Source
-from paohuzi.solver import may_win, partial_huxi_counts, solve_counts
-from paohuzi.view import Observation
+from paohuzi.core.cardcount import must_discard
+from paohuzi.core.cards import KINDS
+from paohuzi.core.groups import SCORING_VALUES, SENTENCE_VALUES, Group, GroupKind
+from paohuzi.core.kinds import Source
+from paohuzi.core.solver import may_win, partial_huxi_counts, solve_counts
+from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
+from paohuzi.game.view import Observation
 
 __all__ = ["HeuristicPlayer", "hand_value"]
 

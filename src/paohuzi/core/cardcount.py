@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from paohuzi.groups import GroupKind
+from paohuzi.core.groups import GroupKind
 
 __all__ = [
     "DEALT",

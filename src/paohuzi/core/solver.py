@@ -1,7 +1,7 @@
 """The hand solver (RULES.md §2, §5, §6): can this hand win, its best arrangement, its waits.
 
 A position is the cards in hand, the groups on the table (melds) and, for a
-win, the winning card with where it came from (a :class:`~paohuzi.kinds.Source`;
+win, the winning card with where it came from (a :class:`~paohuzi.core.kinds.Source`;
 its plain string works too):
 
 * ``Source.SELF`` (``"self"``) — drawn from the wall by the player himself;
@@ -17,7 +17,7 @@ hand pair, or be used in another group instead (破跑胡); any drawn card may t
 table 碰 into a 跑 or be used elsewhere. Every choice is tried and the
 arrangement with the most 胡息 is returned.
 
->>> from paohuzi.cards import parse_cards, Card
+>>> from paohuzi.core.cards import parse_cards, Card
 >>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
 >>> best = solve(hand, [], Card.parse("拾"), "other")
 >>> best.huxi, len(best.groups)
@@ -30,17 +30,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from paohuzi.cardcount import MENZI_TO_WIN, may_form_menzi
-from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, validate_counts
-from paohuzi.decompose import (
+from paohuzi.core.cardcount import MENZI_TO_WIN, may_form_menzi
+from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, validate_counts
+from paohuzi.core.decompose import (
     best_free_huxi,
     best_free_split,
     partial_scoring_sentences,
     partial_scoring_split,
     scoring_gain,
 )
-from paohuzi.errors import PaohuziError
-from paohuzi.groups import (
+from paohuzi.core.errors import PaohuziError
+from paohuzi.core.groups import (
     GROWABLE,
     HUXI_TABLE,
     SCORING_SENTENCE_HUXI,
@@ -49,8 +49,8 @@ from paohuzi.groups import (
     GroupKind,
     partners,
 )
-from paohuzi.kinds import Source, TianhuKind
-from paohuzi.rules import Ruleset
+from paohuzi.core.kinds import Source, TianhuKind
+from paohuzi.core.rules import Ruleset
 
 __all__ = [
     "SOURCES",
@@ -309,8 +309,8 @@ class Wait:
 def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[Wait]:
     """Every card that would complete this hand, with its 胡息 (threshold applied).
 
-    >>> from paohuzi.cards import parse_cards
-    >>> from paohuzi.rules import Ruleset
+    >>> from paohuzi.core.cards import parse_cards
+    >>> from paohuzi.core.rules import Ruleset
     >>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
     >>> [(w.card.text, w.huxi_self, w.huxi_other) for w in waits(hand, [], Ruleset())]
     [('柒', 18, 18), ('拾', 18, 18)]
@@ -340,7 +340,7 @@ def best_partial_huxi(hand: Iterable[int], melds: Sequence[Group] = ()) -> int:
     Table groups and hand 坎/提 count whole; the other hand cards add the best
     choice of 一二三 / 二七十 / 壹贰叁 / 贰柒拾 among them.
 
-    >>> from paohuzi.cards import parse_cards
+    >>> from paohuzi.core.cards import parse_cards
     >>> best_partial_huxi(parse_cards("一二三 壹壹壹 五六"))
     9
     """
@@ -366,7 +366,7 @@ def partial_huxi_counts(counts: Sequence[int], melds: Sequence[Group] = ()) -> i
 
 
 def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> TianhuKind | None:
-    """The mandatory 天胡 a dealt hand has (§6.4): a :class:`~paohuzi.kinds.TianhuKind`
+    """The mandatory 天胡 a dealt hand has (§6.4): a :class:`~paohuzi.core.kinds.TianhuKind`
     (``"3ti"`` or ``"5kan"``), or ``None``.
 
     3 or more 提, or 5 or more 提 and 坎 together (a 提 counts as a 坎).
@@ -387,7 +387,7 @@ def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = ()) -> Arrangemen
 
     Its 胡息 is the 提/坎 胡息 plus the best the other cards make, leftovers allowed.
 
-    >>> from paohuzi.cards import parse_cards
+    >>> from paohuzi.core.cards import parse_cards
     >>> a = solve_tianhu(parse_cards("一一一一 二二二二 叁叁叁叁 三 壹贰 七八九 十"))
     >>> a.huxi, a.leftover
     (30, (Card('三'), Card('七'), Card('八'), Card('九'), Card('十'), Card('壹'), Card('贰')))
@@ -432,7 +432,7 @@ class _HandFacts(NamedTuple):
 def _isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
     """Free hand cards held once that no other free hand card could group with.
 
-    >>> from paohuzi.cards import counts_of, parse_cards, format_cards
+    >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards
     >>> format_cards(_isolated_cards(counts_of(parse_cards("一二 五 九 玖 拾拾拾"))))
     '五'
     """
@@ -489,14 +489,14 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     ``False`` means no arrangement wins (so :func:`solve_counts` need not be asked);
     ``True`` means it may. Three checks, the hand's part cached on its counts:
 
-    * the card count of 7 门子 (§6.1, :func:`~paohuzi.cardcount.may_form_menzi`);
+    * the card count of 7 门子 (§6.1, :func:`~paohuzi.core.cardcount.may_form_menzi`);
     * every *isolated* card (a free card held once that no other free card could
       share a sentence or 绞 with) must end in a group with the new card or be
       paired by it: so at most two, and the card a partner of each (or the same card);
     * a bound on the 胡息: table, 坎 and 提 胡息, the best scoring sentences with the
       card free, and what the card adds by growing a 坎, pair or table 偎/碰.
 
-    >>> from paohuzi.cards import counts_of, parse_cards, format_cards, Card
+    >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards, Card
     >>> hand = counts_of(parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖"))
     >>> may_win(hand, [], Card.parse("拾"), 15), may_win(hand, [], Card.parse("拾"), 19)
     (True, False)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from paohuzi.errors import PaohuziError
+from paohuzi.core.errors import PaohuziError
 
 __all__ = ["main"]
 
@@ -19,7 +19,7 @@ MAX_LINE = 1 << 16
 
 def _answer_line(line: str) -> tuple[dict[str, object], bool]:
     """Answer one JSON question; ``(answer, ok)`` where a malformed one gives ``{"error"}``."""
-    from paohuzi.evaluate import evaluate
+    from paohuzi.apps.evaluate import evaluate
 
     if len(line) > MAX_LINE:
         return {"error": f"question longer than {MAX_LINE} bytes"}, False
@@ -114,8 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "evaluate":
         return _evaluate(args, sys.stdin, sys.stdout, sys.stderr)
     if args.command == "simulate":
-        from paohuzi.rules import Ruleset
-        from paohuzi.simulate import main as simulate_main
+        from paohuzi.apps.simulate import main as simulate_main
+        from paohuzi.core.rules import Ruleset
 
         if args.games < 1:
             sys.stderr.write("paohuzi simulate: --games must be at least 1\n")
@@ -127,8 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return simulate_main(args.games, args.seed, rules, args.records)
     if args.command == "play":
-        from paohuzi.play import play
-        from paohuzi.rules import Ruleset
+        from paohuzi.apps.play import play
+        from paohuzi.core.rules import Ruleset
 
         try:
             rules = Ruleset.preset(args.rules)
@@ -137,9 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return play(sys.stdin, sys.stdout, rules, args.seed, args.hands)
     if args.command == "arena":
-        from paohuzi.arena import main as arena_main
+        from paohuzi.core.rules import Ruleset
         from paohuzi.players import PLAYER_NAMES
-        from paohuzi.rules import Ruleset
+        from paohuzi.players.arena import main as arena_main
 
         names = [n.strip() for n in args.players.split(",") if n.strip()]
         unknown = [n for n in names if n not in PLAYER_NAMES]
@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return serve_main(args.host, args.port, args.database)
     if args.command == "replay":
-        from paohuzi.record import describe
+        from paohuzi.game.record import describe
 
         try:
             text = args.file.read_text(encoding="utf-8")

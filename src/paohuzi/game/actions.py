@@ -13,7 +13,7 @@ Discard(card=Card('三'))
 >>> Action.from_text("gang")
 Traceback (most recent call last):
 ...
-paohuzi.actions.ActionTextError: unknown action 'gang'; expected discard, chi, peng, hu or pass
+paohuzi.game.actions.ActionTextError: unknown action 'gang'; expected discard, chi, peng, hu or pass
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from paohuzi.cards import Card, parse_cards
-from paohuzi.errors import PaohuziError
-from paohuzi.groups import Group, GroupKind, is_jiao
+from paohuzi.core.cards import Card, parse_cards
+from paohuzi.core.errors import PaohuziError
+from paohuzi.core.groups import Group, GroupKind, is_jiao
 
 __all__ = ["Action", "ActionTextError", "Chi", "Discard", "Hu", "Pass", "Peng"]
 

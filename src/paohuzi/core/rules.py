@@ -9,7 +9,7 @@
 >>> Ruleset.preset("mahjong")
 Traceback (most recent call last):
 ...
-paohuzi.errors.RulesetError: unknown preset 'mahjong'; presets: qq, changde, hunan, two-player
+paohuzi.core.errors.RulesetError: unknown preset 'mahjong'; presets: qq, changde, hunan, two-player
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from paohuzi.errors import RulesetError
+from paohuzi.core.errors import RulesetError
 
 __all__ = ["PRESETS", "Ruleset", "SettlementScheme"]
 

@@ -15,18 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from paohuzi.engine import Hand
-from paohuzi.kinds import EndReason
+from paohuzi.core.kinds import EndReason
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.deal import hand_seed
+from paohuzi.game.engine import Hand
+from paohuzi.game.record import record_of
 from paohuzi.players import RandomPlayer, play_hand
-from paohuzi.record import record_of
-from paohuzi.rules import Ruleset
 
-__all__ = ["SimulationStats", "hand_seed", "simulate"]
-
-
-def hand_seed(seed: int, index: int) -> int:
-    """The deal seed of hand ``index`` of a run seeded ``seed`` (stable across versions)."""
-    return (seed * 1_000_003 + index) & ((1 << 63) - 1)
+__all__ = ["SimulationStats", "simulate"]
 
 
 @dataclass

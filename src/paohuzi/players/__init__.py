@@ -1,10 +1,15 @@
 """Players: anything that, given a seat's view and its legal actions, returns one action.
 
 The same interface serves people (the UI), computer players and remote bots:
-a player sees only :func:`paohuzi.view.seat_view` and the legal actions.
+a player sees only :func:`paohuzi.game.view.seat_view` and the legal actions.
 
->>> from paohuzi.engine import Hand
->>> from paohuzi.rules import Ruleset
+The computer players live beside this interface: :mod:`~paohuzi.players.heuristic`,
+:mod:`~paohuzi.players.search` (with :mod:`~paohuzi.players.sampling`), and
+:mod:`~paohuzi.players.arena` measures them. The package uses the core and the game only
+(``tests/test_layers.py`` checks).
+
+>>> from paohuzi.game.engine import Hand
+>>> from paohuzi.core.rules import Ruleset
 >>> hand = Hand.from_seed(16, Ruleset())
 >>> r = play_hand(hand, [RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)])
 >>> r.reason, r.winner, r.source, r.points
@@ -17,15 +22,15 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from paohuzi.actions import Action
-from paohuzi.engine import Hand, HandResult
-from paohuzi.view import Observation, observe
+from paohuzi.game.actions import Action
+from paohuzi.game.engine import Hand, HandResult
+from paohuzi.game.view import Observation, observe
 
 __all__ = ["LEVELS", "PLAYER_NAMES", "Player", "RandomPlayer", "make_player", "play_hand"]
 
 
 class Player(Protocol):
-    """Chooses one of ``legal`` given the seat's :class:`~paohuzi.view.Observation`."""
+    """Chooses one of ``legal`` given the seat's :class:`~paohuzi.game.view.Observation`."""
 
     def choose(self, view: Observation | None, legal: Sequence[Action]) -> Action: ...
 
@@ -71,8 +76,8 @@ PLAYER_NAMES = ("random", "heuristic", "search", *LEVELS)
 def make_player(name: str, seed: int | None = None) -> Player:
     """A computer player by name: ``random``, ``heuristic``, ``search`` or a level
     (``easy``, ``normal``, ``hard``; see :data:`LEVELS`)."""
-    from paohuzi.heuristic import HeuristicPlayer
-    from paohuzi.search import SearchPlayer
+    from paohuzi.players.heuristic import HeuristicPlayer
+    from paohuzi.players.search import SearchPlayer
 
     if name == "random":
         return RandomPlayer(seed)

@@ -1,6 +1,6 @@
 """Dealing (砌牌, RULES.md §3): a hand's cards, from a seed or given explicitly.
 
->>> from paohuzi.rules import Ruleset
+>>> from paohuzi.core.rules import Ruleset
 >>> d = Deal.from_seed(7, Ruleset(), dealer=0)
 >>> [len(h) for h in d.hands], len(d.wall), d.liangzhang in range(20)
 ([20, 20, 20], 19, True)
@@ -15,11 +15,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from paohuzi.cards import ALL_CARDS, COPIES, KINDS, Card, counts_of, format_cards, parse_cards
-from paohuzi.errors import CardCountError, PaohuziError
-from paohuzi.rules import Ruleset
+from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, counts_of, format_cards, parse_cards
+from paohuzi.core.errors import CardCountError, PaohuziError
+from paohuzi.core.rules import Ruleset
 
-__all__ = ["Deal", "DealError"]
+__all__ = ["Deal", "DealError", "hand_seed"]
+
+
+def hand_seed(seed: int, index: int) -> int:
+    """The deal seed of hand ``index`` of a run seeded ``seed`` (stable across versions)."""
+    return (seed * 1_000_003 + index) & ((1 << 63) - 1)
 
 
 class DealError(PaohuziError):
@@ -70,7 +75,7 @@ class Deal:
         named = [c for h in hands for c in h] + [liangzhang, *wall_top, *set_aside]
         counts = counts_of(named)
         try:
-            from paohuzi.cards import validate_counts
+            from paohuzi.core.cards import validate_counts
 
             validate_counts(counts, "the explicit deal")
         except CardCountError as exc:

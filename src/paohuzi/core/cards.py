@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from paohuzi.errors import CardCountError, CardTextError
+from paohuzi.core.errors import CardCountError, CardTextError
 
 __all__ = [
     "ALL_CARDS",
@@ -132,7 +132,7 @@ ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(i) for i in range(KINDS))
 def parse_cards(text: str) -> list[Card]:
     """Parse card text (Chinese or ASCII, mixed freely, whitespace optional).
 
-    Raises :class:`~paohuzi.errors.CardTextError` naming the offending
+    Raises :class:`~paohuzi.core.errors.CardTextError` naming the offending
     character and its position.
 
     >>> parse_cards("x10d1 九")
@@ -140,7 +140,7 @@ def parse_cards(text: str) -> list[Card]:
     >>> parse_cards("一二Q")
     Traceback (most recent call last):
     ...
-    paohuzi.errors.CardTextError: unknown card character 'Q' at position 2 in '一二Q'
+    paohuzi.core.errors.CardTextError: unknown card character 'Q' at position 2 in '一二Q'
     """
     if not isinstance(text, str):
         raise CardTextError(repr(text), 0, f"card text must be a string, not {type(text).__name__}")

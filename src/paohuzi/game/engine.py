@@ -11,7 +11,7 @@ Each decision has one validation path: :meth:`Hand.verify` raises
 :meth:`Hand.act` applies it and returns the events it caused, and
 :meth:`Hand.legal_actions` lists exactly the actions ``verify`` accepts.
 
->>> from paohuzi.rules import Ruleset
+>>> from paohuzi.core.rules import Ruleset
 >>> hand = Hand.from_seed(3, Ruleset())
 >>> while not hand.ended:  # every seat takes its first legal action (胡 comes first)
 ...     seat = hand.pending_seats()[0]
@@ -28,16 +28,14 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, NamedTuple
 
-from paohuzi.actions import Action, Chi, Discard, Hu, Pass, Peng
-from paohuzi.cardcount import must_discard
-from paohuzi.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
-from paohuzi.chi import chi_options_counts, plans_key
-from paohuzi.deal import Deal
-from paohuzi.errors import CardCountError, PaohuziError
-from paohuzi.groups import GROWABLE, Group, GroupKind
-from paohuzi.kinds import ClaimContext, EndReason, EventKind, Source
-from paohuzi.rules import Ruleset
-from paohuzi.settlement import (
+from paohuzi.core.cardcount import must_discard
+from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
+from paohuzi.core.chi import chi_options_counts, plans_key
+from paohuzi.core.errors import CardCountError, PaohuziError
+from paohuzi.core.groups import GROWABLE, Group, GroupKind
+from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
+from paohuzi.core.rules import Ruleset
+from paohuzi.core.settlement import (
     Huangzhuang,
     Settlement,
     Taopao,
@@ -47,7 +45,7 @@ from paohuzi.settlement import (
     settle,
     win_context,
 )
-from paohuzi.solver import (
+from paohuzi.core.solver import (
     Arrangement,
     best_partial_huxi,
     may_win,
@@ -55,6 +53,8 @@ from paohuzi.solver import (
     solve_tianhu,
     tianhu_kind,
 )
+from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
+from paohuzi.game.deal import Deal
 
 __all__ = [
     "Claim",
@@ -90,7 +90,7 @@ class Phase(Enum):
 class Event(NamedTuple):
     """Something that happened. ``private`` cards are seen only by ``seat``.
 
-    ``kind`` is one of :class:`~paohuzi.kinds.EventKind` (a 天胡 is a ``hu`` too: the
+    ``kind`` is one of :class:`~paohuzi.core.kinds.EventKind` (a 天胡 is a ``hu`` too: the
     result's reason tells). A seat's answer on a shown card makes no event: answers
     stay secret until the claim resolves.
     """
@@ -253,7 +253,7 @@ class Claim:
     """A pending decision on one card.
 
     ``seat``: the seat whose card it is (the discarder, the drawer, the dealer for the
-    亮张); ``context``: why the seats decide (:class:`~paohuzi.kinds.ClaimContext`).
+    亮张); ``context``: why the seats decide (:class:`~paohuzi.core.kinds.ClaimContext`).
     """
 
     card: Card
@@ -357,7 +357,7 @@ class Hand:
                shown: tuple[Card, int, ClaimContext] | None = None,
                set_aside: Sequence[Card] = ()) -> Hand:
         """A hand in the middle of play, from every seat's state and the wall (the
-        determinisations of :func:`paohuzi.resample.resample_hand`).
+        determinisations of :func:`paohuzi.game.resample.resample_hand`).
 
         With ``shown = (card, source, context)`` the card has just been shown
         (``context`` ``discard`` or ``draw``) and every seat's options on it are
@@ -432,7 +432,7 @@ class Hand:
         """An independent copy of the hand in progress: acting on the copy never changes
         the original (seat states, wall, claim and its answers, events, result).
 
-        >>> from paohuzi.rules import Ruleset
+        >>> from paohuzi.core.rules import Ruleset
         >>> hand = Hand.from_seed(4, Ruleset())
         >>> twin = hand.copy()
         >>> seat = twin.pending_seats()[0]

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, Protocol
 
-from paohuzi.cards import ALL_CARDS
-from paohuzi.errors import RulesetError
-from paohuzi.rules import SettlementScheme
+from paohuzi.core.cards import ALL_CARDS
+from paohuzi.core.errors import RulesetError
+from paohuzi.core.rules import SettlementScheme
 
 __all__ = [
     "CHANGDE",
@@ -77,9 +77,9 @@ class HandFacts:
 
 
 def facts_of(cards: Iterable[int], all_identical: bool) -> HandFacts:
-    """The facts of a set of cards (ints 0..19); red and big as :class:`~paohuzi.cards.Card` says.
+    """The facts of cards (ints 0..19); red and big as :class:`~paohuzi.core.cards.Card` says.
 
-    >>> from paohuzi.cards import parse_cards
+    >>> from paohuzi.core.cards import parse_cards
     >>> facts_of(parse_cards("二七十 贰柒拾 一"), all_identical=False)
     HandFacts(red=6, big=3, small=4, all_identical=False)
     """
@@ -227,7 +227,7 @@ class MingtangTable:
     >>> MingtangTable((wu, wu), Combine.SUM, haidi=False)
     Traceback (most recent call last):
     ...
-    paohuzi.errors.RulesetError: 名堂 ids must be unique in a table, got ['wuhu', 'wuhu']
+    paohuzi.core.errors.RulesetError: 名堂 ids must be unique in a table, got ['wuhu', 'wuhu']
     """
 
     rows: tuple[MingtangRow, ...]

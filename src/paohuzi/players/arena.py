@@ -30,12 +30,12 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, TextIO
 
-from paohuzi.engine import Hand
-from paohuzi.kinds import EndReason
+from paohuzi.core.kinds import EndReason
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.deal import hand_seed
+from paohuzi.game.engine import Hand
+from paohuzi.game.view import observe
 from paohuzi.players import make_player
-from paohuzi.rules import Ruleset
-from paohuzi.simulate import hand_seed
-from paohuzi.view import observe
 
 __all__ = ["ArenaReport", "PlayerStats", "clustered_ci", "run_arena", "write_report"]
 

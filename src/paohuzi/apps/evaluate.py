@@ -12,21 +12,21 @@ settlement.
 >>> evaluate({"hand": "一二三", "card": "Z"})
 Traceback (most recent call last):
 ...
-paohuzi.evaluate.QuestionError: card: unknown card character 'Z' at position 0 in 'Z'
+paohuzi.apps.evaluate.QuestionError: card: unknown card character 'Z' at position 0 in 'Z'
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from paohuzi.cardcount import DEALT, most_owned, owned_count_ok
-from paohuzi.cards import Card, counts_of, format_cards, parse_cards, validate_counts
-from paohuzi.errors import PaohuziError
-from paohuzi.groups import Group, GroupKind, is_jiao
-from paohuzi.kinds import Source
-from paohuzi.rules import Ruleset
-from paohuzi.settlement import Won, payout, settle, win_context
-from paohuzi.solver import SOURCES, Arrangement, solve, solve_tianhu
+from paohuzi.core.cardcount import DEALT, most_owned, owned_count_ok
+from paohuzi.core.cards import Card, counts_of, format_cards, parse_cards, validate_counts
+from paohuzi.core.errors import PaohuziError
+from paohuzi.core.groups import Group, GroupKind, is_jiao
+from paohuzi.core.kinds import Source
+from paohuzi.core.rules import Ruleset
+from paohuzi.core.settlement import Won, payout, settle, win_context
+from paohuzi.core.solver import SOURCES, Arrangement, solve, solve_tianhu
 
 __all__ = ["MELD_KINDS", "QuestionError", "evaluate", "parse_meld"]
 

@@ -1,7 +1,7 @@
 """``paohuzi play``: a hand-after-hand game in the terminal, you against two computer players.
 
 You are seat 0. The screen shows only your seat's view (the engine's
-:func:`~paohuzi.view.seat_view`), so the terminal game sees exactly what a
+:func:`~paohuzi.game.view.seat_view`), so the terminal game sees exactly what a
 player at the table may see. Choose an action by its number; ``q`` leaves the
 game (a hand in progress counts as an escape, §7.4).
 """
@@ -12,12 +12,12 @@ import random
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from paohuzi.actions import Action
-from paohuzi.kinds import EventKind
-from paohuzi.match import Match
+from paohuzi.core.kinds import EventKind
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.actions import Action
+from paohuzi.game.match import Match
+from paohuzi.game.view import seat_view
 from paohuzi.players import RandomPlayer
-from paohuzi.rules import Ruleset
-from paohuzi.view import seat_view
 
 __all__ = ["play", "render"]
 
@@ -28,7 +28,7 @@ _EVENT_WORDS: dict[EventKind, str] = {
     EventKind.TO_PILE: "弃", EventKind.HU: "胡", EventKind.XIANGGONG: "相公",
     EventKind.NO_DISCARD: "八块不打牌", EventKind.HUANGZHUANG: "荒庄", EventKind.ESCAPE: "逃跑",
 }
-"""Each :class:`~paohuzi.kinds.EventKind` as the terminal game shows it."""
+"""Each :class:`~paohuzi.core.kinds.EventKind` as the terminal game shows it."""
 
 
 def _seat_name(seat: int, me: int) -> str:

@@ -19,7 +19,7 @@ How the speed is reached:
   decompositions fills up quickly and then every query is a handful of
   lookups.
 
->>> from paohuzi.cards import counts_of, parse_cards
+>>> from paohuzi.core.cards import counts_of, parse_cards
 >>> best_free_huxi(counts_of(parse_cards("一二三 二七十 壹贰叁 九九玖")), need_pair=False)
 12
 >>> best_free_huxi(counts_of(parse_cards("一二三 四")), need_pair=False)
@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import product
 
-from paohuzi.groups import SCORING_SENTENCE_HUXI, SCORING_VALUES, SENTENCE_VALUES
+from paohuzi.core.groups import SCORING_SENTENCE_HUXI, SCORING_VALUES, SENTENCE_VALUES
 
 __all__ = [
     "best_free_huxi",
@@ -202,7 +202,7 @@ def best_free_split(counts: Sequence[int], need_pair: bool
 
     ``kind`` is ``"sentence"``, ``"jiao"`` or ``"pair"``; ``None`` when impossible.
 
-    >>> from paohuzi.cards import counts_of, parse_cards
+    >>> from paohuzi.core.cards import counts_of, parse_cards
     >>> best_free_split(counts_of(parse_cards("一二三 九九玖 五五")), need_pair=True)
     (3, [('jiao', (8, 8, 18)), ('pair', (4, 4)), ('sentence', (0, 1, 2))])
     """
@@ -244,7 +244,7 @@ def partial_scoring_sentences(counts: Sequence[int]) -> int:
     Per size, 一二三 and 二七十 share only the 2, so the best count is
     ``min(n2, min(n1, n3) + min(n7, n10))``.
 
-    >>> from paohuzi.cards import counts_of, parse_cards
+    >>> from paohuzi.core.cards import counts_of, parse_cards
     >>> partial_scoring_sentences(counts_of(parse_cards("一二三 七十 二 壹贰叁四")))
     12
     """
@@ -258,7 +258,7 @@ _SCORING_CARD_VALUES = frozenset(v for values in SCORING_VALUES for v in values)
 def scoring_gain(counts: Sequence[int], card: int) -> int:
     """How much one more ``card`` adds to :func:`partial_scoring_sentences` of ``counts``.
 
-    >>> from paohuzi.cards import counts_of, parse_cards, Card
+    >>> from paohuzi.core.cards import counts_of, parse_cards, Card
     >>> counts = counts_of(parse_cards("一二 七 壹贰"))
     >>> [scoring_gain(counts, Card.parse(c)) for c in "三十叁四"]
     [3, 3, 6, 0]
@@ -281,7 +281,7 @@ def partial_scoring_split(counts: Sequence[int]) -> list[Shape]:
     Per size, as many 一二三 as fit, then 二七十 with the 2s left: optimal, since the
     two share only the 2.
 
-    >>> from paohuzi.cards import counts_of, parse_cards, format_cards
+    >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards
     >>> [format_cards(s) for s in partial_scoring_split(counts_of(parse_cards("一二三 七十 二")))]
     ['一二三', '二七十']
     """

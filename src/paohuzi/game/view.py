@@ -10,8 +10,8 @@ actions, its own 臭 cards, and the events as it may see them. A spectator
 read); :func:`seat_view` is the same observation as JSON (what people and the
 network see).
 
->>> from paohuzi.engine import Hand
->>> from paohuzi.rules import Ruleset
+>>> from paohuzi.game.engine import Hand
+>>> from paohuzi.core.rules import Ruleset
 >>> v = seat_view(Hand.from_seed(3, Ruleset()), 1)
 >>> v["seat"], len(v["hand"]) > 0, "hand" in seat_view(Hand.from_seed(3, Ruleset()), None)
 (1, True, False)
@@ -22,12 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from paohuzi.actions import Action
-from paohuzi.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
-from paohuzi.engine import Hand, HandResult, Phase
-from paohuzi.groups import Group, GroupKind
-from paohuzi.kinds import ClaimContext, EndReason, EventKind
-from paohuzi.rules import Ruleset
+from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
+from paohuzi.core.groups import Group, GroupKind
+from paohuzi.core.kinds import ClaimContext, EndReason, EventKind
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.actions import Action
+from paohuzi.game.engine import Hand, HandResult, Phase
 
 __all__ = ["Observation", "meld_view", "observe", "seat_view"]
 
@@ -46,7 +46,7 @@ class Observation:
         declined_peng: cards whose 碰 the observer declined (a later 偎 is 臭偎).
         chouhu: the observer's 臭胡 marks, ``(card, 当前得息数 when passed)``.
         claim: ``(card, seat, context)`` when the observer must decide on a card ``seat``
-            showed (:class:`~paohuzi.kinds.ClaimContext`).
+            showed (:class:`~paohuzi.core.kinds.ClaimContext`).
         in_play: the shown card nobody owns yet, if any.
         legal: the observer's legal actions now.
         events: the events as the observer may see them (JSON-ready dicts).
@@ -105,7 +105,7 @@ class Observation:
 
 
 def _cards_of(event: dict[str, Any]) -> list[int]:
-    from paohuzi.cards import parse_cards
+    from paohuzi.core.cards import parse_cards
 
     return [int(c) for c in parse_cards(event.get("cards", ""))]
 
