@@ -249,9 +249,11 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
     page.wait_for_timeout(200)
     acts = [m for m in sent if m.get("type") == "act"]
     assert acts and acts[-1]["action"] == choice
+    # answered: the page offers the decision no more until the server shows a new state
+    assert page.query_selector("[data-name=chi]") is None
     # English on the table
     page.click("[data-name=lang]")
-    page.wait_for_selector("text=Your move")
+    page.wait_for_selector("text=Waiting for others")
     context.close()
 
 

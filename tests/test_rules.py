@@ -36,11 +36,11 @@ def test_unknown_preset_names_the_presets():
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        ({"players": 4}, "players must be 2 or 3"),
+        ({"players": 4}, "players must be an integer 2..3"),
         ({"players": 2, "xingjia": True}, "needs players=3"),
         ({"min_huxi": 10}, "min_huxi"),
         ({"settlement": "tokyo"}, "settlement must be one of"),
-        ({"base": 0}, "base must be a positive integer"),
+        ({"base": 0}, "base must be an integer 1..10000"),
         ({"multiplier": -1}, "multiplier"),
         ({"set_aside": 30}, "set_aside"),
         ({"colour": "red"}, "unknown rule option"),

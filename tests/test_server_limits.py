@@ -60,6 +60,9 @@ BAD_BODIES = [
     (b'{"nickname": "a\\u0000b"}', "control"),
     (b'{"nickname": "\\u7535\\u8111 (hard)"}', "computer"),
     (b'{"nickname": "COMPUTER 1"}', "computer"),
+    (b'{"nickname": "\\u3164\\u7535\\u8111 (hard)"}', "blank"),  # a Hangul filler first
+    (b'{"nickname": "\\u2800computer"}', "blank"),  # the braille blank
+    (b'{"nickname": "\\u0301x"}', "combining"),
     (b'{"nickname": ["x"]}', "text"),
     ('{"nickname": "' + "长" * 25 + '"}', "too long"),
 ]
@@ -80,10 +83,16 @@ BAD_ROOMS = [
     (b'{"rules": {"name": ["qq"]}}', "name must be text"),
     (b'{"rules": {"name": {"a": 1}}}', "name must be text"),
     (b'{"rules": {"preset": ["qq"]}}', "unknown preset"),
-    (b'{"rules": "qq", "base": 1000000000}', "base must be an integer 1..100"),
-    (b'{"multiplier": 4611686018427387904}', "multiplier must be an integer 1..1000"),
+    (b'{"rules": "qq", "base": 1000000000}', "base must be an integer 1.."),
+    (b'{"multiplier": 4611686018427387904}', "multiplier must be an integer 1.."),
     (b'{"rules": {"escape_bonus": 100000}}', "escape_bonus must be an integer 0..100"),
     (b'{"rules": {"base": 101}}', "base must be an integer 1..100"),
+    (b'{"multiplier": 1001}', "multiplier must be an integer 1..1000"),
+    (b'{"rules": {"players": 2.0}}', "players must be an integer 2..3"),
+    (b'{"rules": {"preset": "qq", "zimo_di": 1000000000000}}', "zimo_di must be an integer"),
+    (b'{"rules": {"zimo_huxi": -1}}', "zimo_huxi must be an integer"),
+    (b'{"xingjia": "yes"}', "xingjia must be true or false"),
+    (b'{"escape_bonus": 101}', "escape_bonus must be an integer 0..100"),
 ]
 
 
@@ -145,6 +154,15 @@ def test_raised_stakes_count_toward_no_lifetime_points(srv):
     assert me["games"], "the hand is recorded"
     assert me["player"]["points"] == 0 and me["player"]["beans"] == 0
     assert me["player"]["level"]["number"] == 1 and me["player"]["hands"] == 0
+
+
+def test_a_raised_scoring_option_counts_toward_no_lifetime_points(srv):
+    """Stakes are not the only numbers that scale a win: 自摸 adds ``zimo_di`` to 底. A
+    room at standard stakes but with any other option off its preset counts for nothing
+    lifetime (the review's farming by ``zimo_di: 10**12``)."""
+    me, won = farm_once(srv, rules={"preset": "qq", "zimo_di": 10})
+    assert won > 0 and me["games"]
+    assert me["player"]["points"] == 0 and me["player"]["hands"] == 0
 
 
 def test_standard_stakes_count_toward_lifetime_points(srv):
@@ -413,7 +431,7 @@ def test_a_stored_room_with_stakes_now_refused_is_ended_at_start(tmp_path):
 
     db = str(tmp_path / "old.db")
     storage = SQLiteStorage(db)
-    rules = Ruleset(base=10**9).to_dict()
+    rules = {**Ruleset().to_dict(), "base": 10**9}  # no longer a valid Ruleset
     storage.create_room("farm-room", {"rules": rules, "seats": ["human", "normal", "normal"]})
     storage.close()
     with live_server(db) as srv:

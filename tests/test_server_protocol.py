@@ -204,7 +204,7 @@ def test_tuoguan_after_two_timeouts_and_its_release(srv):
         seat = conn.states[-1]["you"]
         # never act: two timeouts put the seat in 托管
         state = await conn.until(lambda m: m.get("type") == "state"
-                                 and m["table"]["seats"][seat]["tuoguan"], timeout=30)
+                                 and m["table"]["seats"][seat]["tuoguan"], timeout=60)
         log = srv.server.storage.load_log(code)
         assert sum(1 for e in log if e["k"] == "timeout" and e["seat"] == seat) >= 2
         assert any(e["k"] == "tuoguan" and e["on"] for e in log)

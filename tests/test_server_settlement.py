@@ -359,3 +359,19 @@ def test_a_database_that_refuses_every_settlement_deals_no_hand(tmp_path, monkey
         asyncio.run(go())
     finally:
         server.storage.close()
+
+
+def test_a_tianhu_at_the_deal_is_finished_and_waits_for_its_settlement():
+    """A mandatory 天胡 (§3.3) ends the hand inside its deal: the table must finish it (the
+    match's history, the result in the views) and deal nothing until it is settled.
+    Seed 2857 deals seat 1 five 坎 (found by search over seeds; a legacy ``start`` entry
+    carries its seed)."""
+    table = Table("TIANHU", RoomConfig.from_json({"seats": ["human", "normal", "normal"]}))
+    table.apply({"k": "sit", "seat": 0, "player": 1, "nickname": "a"})
+    table.apply({"k": "start", "seed": 2857, "salt": "x"})
+    assert table.hand is not None and table.hand.ended
+    assert table.match is not None and len(table.match.history) == 1
+    assert table.needs_settlement() and not table.ready_to_deal()
+    result = table.view_for(0)["view"]["result"]
+    assert result["reason"] == "tianhu" and sum(result["points"]) == 0
+    assert result["points"][result["winner"]] > 0

@@ -193,7 +193,7 @@ def test_busy_rooms_do_not_starve_another_room(srv, monkeypatch):
                      if e["k"] == "act" and e["seat"] != 0)
     assert busy_moves > 20  # the busy rooms really kept the computers busy
     print("quiet room moves alone, crowded:", alone, crowded, "busy:", busy_moves)
-    assert crowded >= 0.35 * alone, (crowded, alone)  # one shared FIFO pool: ~0.2
+    assert crowded >= 0.3 * alone, (crowded, alone)  # one shared FIFO pool: ~0.2
 
 
 async def _gather(coros: list[Any]) -> None:

@@ -20,10 +20,27 @@ from typing import Any, Literal
 
 from paohuzi.core.errors import RulesetError
 
-__all__ = ["PRESETS", "Ruleset", "SettlementScheme"]
+__all__ = ["BOUNDS", "PRESETS", "Ruleset", "SettlementScheme"]
 
 SettlementScheme = Literal["qq", "changde", "hunan"]
 _SCHEMES: tuple[str, ...] = ("qq", "changde", "hunan")
+
+BOUNDS: dict[str, tuple[int, int]] = {
+    "players": (2, 3),
+    "min_huxi": (15, 30),
+    "set_aside": (0, 80),
+    "zimo_huxi": (0, 15),
+    "zimo_di": (0, 10),
+    "base": (1, 10_000),
+    "multiplier": (1, 1_000_000),
+    "escape_bonus": (0, 100),
+}
+"""The range of every numeric option (a room may narrow the stakes further): every
+number a player may choose is bounded, so no settlement can overflow."""
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,30 +80,25 @@ class Ruleset:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise RulesetError(f"name must be text, got {type(self.name).__name__}")
-        if self.players not in (2, 3):
-            raise RulesetError(f"players must be 2 or 3, got {self.players!r}")
+        for field in ("xingjia", "chou_blocks_peng"):
+            if not isinstance(getattr(self, field), bool):
+                raise RulesetError(f"{field} must be true or false, got {getattr(self, field)!r}")
+        for field, (low, high) in BOUNDS.items():
+            value = getattr(self, field)
+            if not _is_int(value) or not low <= value <= high:
+                raise RulesetError(f"{field} must be an integer {low}..{high}, got {value!r}")
         if self.xingjia and self.players != 3:
             raise RulesetError("a 醒家 (xingjia) 4th seat needs players=3")
         if self.settlement not in _SCHEMES:
             raise RulesetError(
                 f"settlement must be one of {', '.join(_SCHEMES)}, got {self.settlement!r}"
             )
-        if not isinstance(self.min_huxi, int) or not 15 <= self.min_huxi <= 30:
-            raise RulesetError(f"min_huxi must be an integer 15..30, got {self.min_huxi!r}")
         dealt = 20 * self.players + 1
-        if not isinstance(self.set_aside, int) or not 0 <= self.set_aside <= 80 - dealt - 1:
+        if not 0 <= self.set_aside <= 80 - dealt - 1:
             raise RulesetError(
                 f"set_aside must leave at least one card in the wall: 0..{80 - dealt - 1}, "
                 f"got {self.set_aside!r}"
             )
-        for field in ("base", "multiplier"):
-            value = getattr(self, field)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise RulesetError(f"{field} must be a positive integer, got {value!r}")
-        for field in ("zimo_huxi", "zimo_di", "escape_bonus"):
-            value = getattr(self, field)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise RulesetError(f"{field} must be a non-negative integer, got {value!r}")
 
     @property
     def seats(self) -> int:

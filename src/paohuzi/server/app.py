@@ -25,7 +25,7 @@ from paohuzi.server.limits import Limits
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
 from paohuzi.server.server import Server, log
 from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage, StoredGame
-from paohuzi.server.table import TableError
+from paohuzi.server.table import RoomConfig, TableError
 
 __all__ = ["CARDS", "STATIC", "create_app"]
 
@@ -42,17 +42,27 @@ _PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 """What a public game id looks like (storage.new_public_id)."""
 
 
+QUICK_OPTIONS = ("rules", "timer", "grace", "bot_delay", "next_delay", "claim_window", "base",
+                 "multiplier", "escape_bonus", "xingjia")
+"""Room options a quick room takes (besides ``level``); its seats are one person and
+computers of that level (two, or three with hunan's 醒家; one in a two-player game)."""
+
+
 def _quick_options(data: dict[str, Any]) -> dict[str, Any]:
-    """The room options of a quick room: one person against two computers."""
+    """The room options of a quick room: one person against computers of one level."""
+    if not isinstance(data, dict):
+        raise BadInput("room options must be an object")
+    unknown = sorted(set(data) - {"level", *QUICK_OPTIONS})
+    if unknown:
+        raise BadInput(f"unknown quick room option(s): {', '.join(unknown)}; known: level, "
+                       f"{', '.join(QUICK_OPTIONS)}")
     level = data.get("level", "normal")
     if not isinstance(level, str):
         raise BadInput("level must be a computer player's name, e.g. 'normal'")
-    options: dict[str, Any] = {"rules": data.get("rules", "qq"), "seats": ["human", level, level]}
-    for key in ("timer", "bot_delay", "next_delay", "claim_window", "base", "multiplier"):
-        if key in data:
-            options[key] = data[key]
+    options: dict[str, Any] = {key: data[key] for key in QUICK_OPTIONS if key in data}
+    seats = len(RoomConfig.from_json(options).seats)  # validates; raises TableError
+    options["seats"] = ["human"] + [level] * (seats - 1)
     return options
-
 
 
 def create_app(storage: Storage | None = None, database: str | Path | None = None,

@@ -134,6 +134,12 @@ def check_text(text: str, where: str) -> None:
                            "send valid Unicode")
 
 
+BLANK_LOOKALIKES = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5")
+"""Characters that render as nothing (Hangul fillers, the braille blank, Khmer inherent
+vowels) while their categories pass: they would hide a name or a reserved prefix.
+(Wide and no-break spaces are white space: folded into one plain space.)"""
+
+
 def clean_nickname(value: Any) -> str:
     """A nickname as stored: NFC, runs of spaces as one, no control, bidi or zero-width
     characters (refused, not dropped), at most :data:`MAX_NICKNAME` characters, not
@@ -148,6 +154,12 @@ def clean_nickname(value: Any) -> str:
         if category in _BANNED_CATEGORIES and ch not in " \t\n":
             raise BadInput(f"nickname holds {_BANNED_CATEGORIES[category]} "
                            f"(U+{ord(ch):04X}); use visible characters")
+        if ch in BLANK_LOOKALIKES:
+            raise BadInput(f"nickname holds a blank character (U+{ord(ch):04X}); use "
+                           "visible characters")
+    if text and unicodedata.category(text.lstrip()[:1] or "a") in ("Mn", "Me"):
+        raise BadInput("nickname starts with a combining mark; start with a visible "
+                       "character")
     text = " ".join(text.split())
     if len(text) > MAX_NICKNAME:
         raise BadInput(f"nickname too long: at most {MAX_NICKNAME} characters")

@@ -125,10 +125,10 @@ async def _resync(runtime: Runtime, client: Client, msg: Resync) -> bool:
     hand_no = shown_no if msg.hand is None else msg.hand
     if hand_no == shown_no and msg.events is not None:
         client.events_hand, client.events_sent = shown_no, msg.events
-        await runtime.send_state(client)
+        client.resync = False
     else:
-        await runtime.send_state(client, snapshot=True)
-    return False
+        client.resync = True
+    return False  # the state is sent once the room's lock is released (handle)
 
 
 async def _ping(runtime: Runtime, client: Client, msg: Ping) -> bool:
@@ -152,29 +152,34 @@ HANDLERS: dict[type, Handler] = {
 async def handle(runtime: Runtime, client: Client, msg: Message) -> None:
     """Apply one message under the room's lock: a duplicate is acknowledged as such, a
     refusal answered with an error (its ``seq`` counted), a change acknowledged after it
-    is logged."""
+    is logged. The answers leave after the lock is released: a client that does not read
+    never holds the room up."""
+    reply = await _apply(runtime, client, msg)
+    if client.resync is not None:
+        snapshot, client.resync = client.resync, None
+        await runtime.send_state(client, snapshot=snapshot)
+    await client.send_now(reply)
+
+
+async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, Any]:
     t = runtime.table
     async with runtime.lock:
         seat = client.seat
         last = t.seats[seat].last_seq if seat is not None else 0
         if seat is not None and msg.seq <= last:
-            await client.send_now({"type": "ack", "seq": msg.seq, "duplicate": True})
-            return
+            return {"type": "ack", "seq": msg.seq, "duplicate": True}
         if seat is not None and msg.seq > last + MAX_SEQ_STEP:
-            await client.send_now({"type": "error", "seq": msg.seq, "message":
-                                   f"'seq' may be at most {MAX_SEQ_STEP} above the "
-                                   f"last one applied ({last})"})
-            return
+            return {"type": "error", "seq": msg.seq, "message":
+                    f"'seq' may be at most {MAX_SEQ_STEP} above the last one applied ({last})"}
         try:
             changed = await HANDLERS[type(msg)](runtime, client, msg)
         except PaohuziError as exc:
             _count_seq(runtime, client, msg.seq)
-            await client.send_now({"type": "error", "seq": msg.seq, "message": str(exc)})
-            return
+            return {"type": "error", "seq": msg.seq, "message": str(exc)}
         _count_seq(runtime, client, msg.seq)
-        await client.send_now({"type": "ack", "seq": msg.seq})
         if changed:
             runtime.schedule()
+        return {"type": "ack", "seq": msg.seq}
 
 
 def _count_seq(runtime: Runtime, client: Client, seq: int) -> None:

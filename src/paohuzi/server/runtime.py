@@ -439,6 +439,7 @@ class Runtime:
             self.next_votes.clear()
             self.commit(t.new_start_entry())
             self.committed_at = 0.0
+            self.settle_if_needed()  # a mandatory 天胡 ends a hand at its deal
             self.schedule()
 
     def vote_next(self, seat: int) -> None:

@@ -67,13 +67,14 @@ class RoomConfig:
     def from_json(cls, data: dict[str, Any]) -> RoomConfig:
         if not isinstance(data, dict):
             raise TableError("room options must be an object")
-        known = {"rules", "preset", "base", "multiplier", "timer", "seats", "grace",
-                 "bot_delay", "next_delay", "xingjia", "claim_window"}
+        known = {"rules", "preset", "base", "multiplier", "escape_bonus", "timer", "seats",
+                 "grace", "bot_delay", "next_delay", "xingjia", "claim_window"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise TableError(f"unknown room option(s): {', '.join(unknown)}")
         rules_in = data.get("rules", data.get("preset", "qq"))
-        overrides = {k: data[k] for k in ("base", "multiplier", "xingjia") if k in data}
+        overrides = {k: data[k] for k in ("base", "multiplier", "escape_bonus", "xingjia")
+                     if k in data}
         try:
             rules = Ruleset.from_json(rules_in)
             if overrides:
@@ -111,11 +112,13 @@ class RoomConfig:
 
     @property
     def standard_stakes(self) -> bool:
-        """Whether the room plays at its preset's stakes (base, multiplier, escape bonus):
-        only such rooms count toward lifetime points, beans, levels and ratings."""
+        """Whether the room plays its preset exactly — stakes (base, multiplier, escape
+        bonus) and every scoring option (自摸 底 and 胡息, the 胡息 to win...); only the
+        醒家 seat may be added. Only such rooms count toward lifetime points, beans,
+        levels and ratings: no option a player chooses can buy a level."""
         rules = self.ruleset
         standard = Ruleset.preset(rules.name) if rules.name in PRESETS else Ruleset()
-        return all(getattr(rules, key) == getattr(standard, key) for key in STAKES)
+        return rules.replace(name=standard.name, xingjia=standard.xingjia) == standard
 
 
 STAKES: dict[str, tuple[int, int]] = {"base": (1, 100), "multiplier": (1, 1000),
@@ -345,6 +348,8 @@ class Table:
         for s in self.seats:
             s.timeouts = 0
         self.hand = self.match.start_hand(seed=shuffle.seed, on_claim_point=self._claim_point)
+        if self.hand.ended:  # a mandatory 天胡 (§3.3) ends the hand at the deal
+            self._finish()
 
     def _claim_point(self, hand: Hand) -> None:
         if self.on_claim_point is not None:
