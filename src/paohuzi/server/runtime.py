@@ -61,6 +61,7 @@ class Runtime:
         self._touched = 0.0
         self.settle_failures = 0
         self.settle_retry: asyncio.TimerHandle | None = None
+        self.settle_waiter: asyncio.Task[None] | None = None
         self.committed_at = 0.0  # when the next hand's commitment was published
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
@@ -120,7 +121,8 @@ class Runtime:
         return 0.0 if self.clients else now - self.last_active
 
     def stop(self) -> None:
-        for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task):
+        for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task,
+                     self.settle_waiter):
             if task is not None:
                 task.cancel()
         if self.settle_retry is not None:
@@ -133,6 +135,8 @@ class Runtime:
         t = self.table
         if not t.needs_settlement():
             return
+        if self.delivery.pending and self._settle_when_shown():
+            return
         full = self.settle_failures < settlement.FULL_ATTEMPTS
         try:
             settlement.settle(self.server.storage, t, self.server.rate if full else None)
@@ -144,6 +148,26 @@ class Runtime:
             self._retry_settlement()
             return
         self.settle_failures = 0
+
+    def _settle_when_shown(self) -> bool:
+        """Settle once the seats have been shown the hand's end, not while a claim window
+        still hides it: a record in ``/api/me`` or the next hand's commitment must not
+        tell a seat how a shown card resolved before the table does. False: no event
+        loop (a direct call), settle now."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        if self.settle_waiter is None or self.settle_waiter.done():
+            self.settle_waiter = self._spawn(self._settle_after_delivery())
+        return True
+
+    async def _settle_after_delivery(self) -> None:
+        await self.caught_up.wait()
+        async with self.lock:
+            self.settle_if_needed()
+            self.schedule()
+        await self.broadcast()
 
     def _retry_settlement(self) -> None:
         if self.settle_retry is not None:
