@@ -268,14 +268,19 @@ class SQLiteStorage:
                                     "COALESCE(touched, created) < ?", (before,)).fetchall()
         return [code for (code,) in rows]
 
+    def _log_seq(self, room: str) -> int:
+        """The sequence number the next entry of ``room``'s log gets (lock held)."""
+        seq = self._next_seq.get(room)
+        if seq is None:
+            row = self._db.execute("SELECT MAX(seq) FROM table_log WHERE room = ?",
+                                   (room,)).fetchone()
+            seq = int(row[0] or 0) + 1
+        return seq
+
     def append_log(self, room: str, entry: dict[str, Any]) -> int:
         """Append one entry to a table's log (committed on return); its sequence number."""
         with self._lock:
-            seq = self._next_seq.get(room)
-            if seq is None:
-                row = self._db.execute("SELECT MAX(seq) FROM table_log WHERE room = ?",
-                                       (room,)).fetchone()
-                seq = (row[0] or 0) + 1
+            seq = self._log_seq(room)
             self._db.execute("INSERT INTO table_log (room, seq, entry) VALUES (?, ?, ?)",
                              (room, seq, json.dumps(entry, ensure_ascii=False)))
             self._next_seq[room] = seq + 1
@@ -295,11 +300,7 @@ class SQLiteStorage:
         entry (its updates went with its record). The record's id (None: no record)."""
         text = None if record is None else json.dumps(record, ensure_ascii=False)
         with self._lock:
-            seq = self._next_seq.get(room)
-            if seq is None:
-                row = self._db.execute("SELECT MAX(seq) FROM table_log WHERE room = ?",
-                                       (room,)).fetchone()
-                seq = (row[0] or 0) + 1
+            seq = self._log_seq(room)
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 game_id = self._settle_rows(room, hand_no, text, players, updates)
