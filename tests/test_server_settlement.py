@@ -83,7 +83,8 @@ def test_a_failed_settlement_never_reveals_the_live_seed(tmp_path, monkeypatch):
 
 def _runtime(server: Server) -> Runtime:
     rec, _ = server.storage.create_player("p")
-    table = server.create_room({"seats": ["human", "random", "random"], "bot_delay": 0})
+    table = server.create_room({"seats": ["human", "random", "random"], "bot_delay": 0,
+                                "claim_window": 0.01})  # a hand is settled once shown
     runtime = server.runtimes[table.code]
     runtime.commit({"k": "sit", "seat": 0, "player": rec.id, "nickname": "p"})
     return runtime
@@ -341,6 +342,7 @@ def test_a_database_that_refuses_every_settlement_deals_no_hand(tmp_path, monkey
         shuffle = _deal(runtime)
         _inject(monkeypatch, "rows", True)
         _play_out(runtime)
+        await runtime.caught_up.wait()  # the end is shown: settlement is tried from here
         await asyncio.sleep(0.2)  # many retries, full and without totals
         assert runtime.settle_failures > settlement.FULL_ATTEMPTS
         assert runtime.table.needs_settlement() and not runtime.table.ready_to_deal()
