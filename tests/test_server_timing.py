@@ -140,13 +140,13 @@ def test_a_room_whose_people_are_all_in_tuoguan_pauses(srv):
 
 
 class SlowPlayer:
-    """Thinks 100 ms holding the interpreter (as a search player does), then passes or
-    plays its first legal action."""
+    """Thinks 100 ms, then passes or plays its first legal action. It sleeps rather than
+    spins: a spinning thread would measure the interpreter lock and the machine's load,
+    not the pool's scheduling (a first-come pool keeps a quiet room's move behind every
+    busy room's; a fair one behind at most the moves already running)."""
 
     def choose(self, view: Any, legal: Any) -> Any:
-        end = time.perf_counter() + 0.1
-        while time.perf_counter() < end:
-            pass
+        time.sleep(0.1)
         return legal[-1]
 
 
@@ -193,7 +193,7 @@ def test_busy_rooms_do_not_starve_another_room(srv, monkeypatch):
                      if e["k"] == "act" and e["seat"] != 0)
     assert busy_moves > 20  # the busy rooms really kept the computers busy
     print("quiet room moves alone, crowded:", alone, crowded, "busy:", busy_moves)
-    assert crowded >= 0.3 * alone, (crowded, alone)  # one shared FIFO pool: ~0.2
+    assert crowded >= 0.4 * alone, (crowded, alone)  # a first-come pool: ~0.15
 
 
 async def _gather(coros: list[Any]) -> None:

@@ -130,10 +130,10 @@ MAX_RULES_NAME = 32
 def _check_stakes(rules: Ruleset) -> None:
     """Refuse stakes out of bounds (and an overlong rules name).
 
-    >>> _check_stakes(Ruleset(base=10**9))
+    >>> _check_stakes(Ruleset(base=1000))
     Traceback (most recent call last):
     ...
-    paohuzi.server.table.TableError: rules: base must be an integer 1..100, got 1000000000
+    paohuzi.server.table.TableError: rules: base must be an integer 1..100, got 1000
     """
     for key, (low, high) in STAKES.items():
         value = getattr(rules, key)
