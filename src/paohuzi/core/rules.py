@@ -62,6 +62,10 @@ class Ruleset:
         base: the room's base score 房间底分 (d).
         multiplier: the room's bean multiplier 场次倍数.
         escape_bonus: the 8 of the escape penalty (§7.4).
+        huangzhuang_passes_deal: the ``hunan`` dealer rule (§9): with three seats a
+            drawn hand (荒庄) passes the deal to the dealer's 下家 at once, and with the
+            醒家 the dealer keeps it; off (``qq``, ``changde``): the dealer keeps it and
+            3 drawn hands in a row pass it (§3.1).
     """
 
     name: str = "qq"
@@ -76,11 +80,12 @@ class Ruleset:
     base: int = 3
     multiplier: int = 1
     escape_bonus: int = 8
+    huangzhuang_passes_deal: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise RulesetError(f"name must be text, got {type(self.name).__name__}")
-        for field in ("xingjia", "chou_blocks_peng"):
+        for field in ("xingjia", "chou_blocks_peng", "huangzhuang_passes_deal"):
             if not isinstance(getattr(self, field), bool):
                 raise RulesetError(f"{field} must be true or false, got {getattr(self, field)!r}")
         for field, (low, high) in BOUNDS.items():
@@ -162,7 +167,8 @@ class Ruleset:
 PRESETS: dict[str, dict[str, Any]] = {
     "qq": {},
     "changde": {"settlement": "changde"},
-    "hunan": {"settlement": "hunan", "chou_blocks_peng": False, "zimo_huxi": 3, "zimo_di": 0},
+    "hunan": {"settlement": "hunan", "chou_blocks_peng": False, "zimo_huxi": 3, "zimo_di": 0,
+              "huangzhuang_passes_deal": True},
     "two-player": {"players": 2, "set_aside": 20, "min_huxi": 21},
 }
 """The presets of RULES.md §9, as option overrides of the defaults (= ``qq``)."""

@@ -2,7 +2,9 @@
 
 * The first dealer is drawn at random (from the match seed); then the last
   winner deals. After a drawn hand (荒庄) the dealer keeps the deal; after 3
-  drawn hands in a row it passes to the dealer's 下家 (§3.1).
+  drawn hands in a row it passes to the dealer's 下家 (§3.1). With the ``hunan``
+  option ``huangzhuang_passes_deal`` (§9) a drawn hand passes the deal to the
+  下家 at once with three seats, and the dealer keeps it with the 醒家.
 * With the ``hunan`` option ``xingjia`` there are 4 match seats: the seat
   opposite the dealer is the 醒家 (xingjia), sits the hand out and is paid by
   the losers (§9; on a drawn hand the dealer pays him).
@@ -107,6 +109,12 @@ class Match:
         self.hand.escape(self._players.index(match_seat))
         return self.finish_hand()
 
+    def _deal_passes_after_draw(self) -> bool:
+        """Whether the drawn hands so far pass the deal to the dealer's 下家 (§3.1, §9)."""
+        if self.rules.huangzhuang_passes_deal:
+            return not self.rules.xingjia  # hunan: at once with 3 seats; kept with the 醒家
+        return self.drawn_in_a_row >= DRAWS_TO_PASS_DEAL
+
     def finish_hand(self) -> HandSummary:
         """Book the ended hand's points and rotate the deal."""
         hand = self.hand
@@ -129,7 +137,7 @@ class Match:
             self.drawn_in_a_row = 0
         elif result.reason is EndReason.HUANGZHUANG:
             self.drawn_in_a_row += 1
-            if self.drawn_in_a_row >= DRAWS_TO_PASS_DEAL:
+            if self._deal_passes_after_draw():
                 self.dealer = self._players[1 % len(self._players)]
                 self.drawn_in_a_row = 0
         self.hand = None
