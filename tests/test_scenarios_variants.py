@@ -7,9 +7,13 @@ RULES.md in the comments.
 
 from __future__ import annotations
 
+import pytest
+from scenario import play
 from test_scenarios_deal import DEAL_LZ_DEALER, _drawn_hand, _inject
 
+from paohuzi.core.cards import parse_cards
 from paohuzi.core.rules import Ruleset
+from paohuzi.core.solver import solve_tianhu
 from paohuzi.game.actions import Hu, Pass
 from paohuzi.game.match import Match
 
@@ -60,3 +64,60 @@ def test_s9_hunan_winner_still_deals() -> None:
     assert hand.result is not None and hand.result.winner == 2
     m.finish_hand()
     assert m.dealer == 0  # hand seat 2 is match seat 0
+
+
+# ---- §7.2 [decision] a mandatory 天胡 and 对对胡 ------------------------------------------
+
+DEAL_TIANHU_PAIR = {
+    "hands": ["二二三五五六六七七八九十壹贰贰叁叁肆捌捌",
+              "一一一一四四四四伍伍伍伍三三三陆陆陆八八",  # 3 提 + 2 坎 + the pair 八八
+              "二二五五六六七七八九九十十壹壹贰贰叁叁肆"],
+    "liangzhang": "拾",
+}
+DEAL_TIANHU_DEALER = {
+    "hands": ["一一一一四四四四伍伍伍伍二二二七七七十十",  # + the 亮张 十: 3 提 + 3 坎
+              "三三五五六六八八九九壹壹贰贰叁叁肆肆陆陆",
+              "二三三五五六六七八八九九十壹壹贰贰叁叁肆"],
+    "liangzhang": "十",
+}
+
+
+# The non-dealer: 提 一 9 + 提 四 9 + 提 伍 12 + 坎 三 3 + 坎 陆 6 = 39 胡息, no red card.
+#   qq: x = (2·39 − 12) // 3 + 1 (自摸) = 23; 乌胡 5 + 对对胡 5 = 10 番; 23·10·3 = 690.
+#   changde: 等 = 1 + (39 − 15) // 3 + 1 = 10; 乌对 10; 10·10·3 = 300.
+#   hunan: 囤 = 1 + (39 + 3 − 15) // 3 = 10; 乌对 ×10; 10·10·3 = 300.
+# The dealer: the same 提 30 + 坎 二, 七, 十 9 = 39 胡息, 9 red (no 红胡 anywhere).
+#   qq: 17 small cards: 小字胡 8 + 1; 23 · (对对胡 5 + 9) · 3 = 966;
+#   changde: 10 · 对对胡 4 · 3 = 120; hunan: 10 · 4 · 3 = 120.
+@pytest.mark.parametrize(
+    ("preset", "deal", "winner", "names", "each"),
+    [
+        ("qq", DEAL_TIANHU_PAIR, 1, ["乌胡", "对对胡"], 690),
+        ("changde", DEAL_TIANHU_PAIR, 1, ["乌对"], 300),
+        ("hunan", DEAL_TIANHU_PAIR, 1, ["乌对"], 300),
+        ("qq", DEAL_TIANHU_DEALER, 0, ["对对胡", "小字胡"], 966),
+        ("changde", DEAL_TIANHU_DEALER, 0, ["对对胡"], 120),
+        ("hunan", DEAL_TIANHU_DEALER, 0, ["对对胡"], 120),
+    ],
+)
+def test_s7_2_tianhu_of_ti_kan_and_one_pair_is_duiduihu(preset, deal, winner, names,
+                                                        each) -> None:
+    hand = play(deal, [], rules=preset)
+    result = hand.result
+    assert result is not None and result.reason == "tianhu" and result.winner == winner
+    s = result.settlement
+    assert s is not None and s.huxi == 39
+    assert [m.name for m in s.mingtang] == names
+    assert result.points == tuple(2 * each if seat == winner else -each for seat in range(3))
+
+
+def test_s7_2_tianhu_with_any_other_leftover_is_not_duiduihu() -> None:
+    # the pair 八八 makes the hand all-identical; 八九 in its place rules 对对胡 out
+    with_pair = solve_tianhu(parse_cards("一一一一四四四四伍伍伍伍三三三陆陆陆八八"))
+    assert with_pair is not None and with_pair.all_identical and not with_pair.leftover
+    without = solve_tianhu(parse_cards("一一一一四四四四伍伍伍伍三三三陆陆陆八九"))
+    assert without is not None and not without.all_identical
+    assert [c.text for c in without.leftover] == ["八", "九"]
+    # two pairs are more than the one 将: leftovers, not 对对胡
+    two_pairs = solve_tianhu(parse_cards("一一一一四四四四伍伍伍伍三三三八八九九"))
+    assert two_pairs is not None and not two_pairs.all_identical

@@ -386,6 +386,8 @@ def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = ()) -> Arrangemen
     """The 天胡 arrangement of a dealt hand (§6.4), or ``None`` if it has no mandatory 天胡.
 
     Its 胡息 is the 提/坎 胡息 plus the best the other cards make, leftovers allowed.
+    When the only other cards are one pair, the pair is a group (the 将), so a hand
+    of 提, 坎 and that pair is all-identical (对对胡, §7.2 [decision]).
 
     >>> from paohuzi.core.cards import parse_cards
     >>> a = solve_tianhu(parse_cards("一一一一 二二二二 叁叁叁叁 三 壹贰 七八九 十"))
@@ -407,7 +409,12 @@ def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = ()) -> Arrangemen
         groups.append(Group(GroupKind.SENTENCE, tuple(ALL_CARDS[c] for c in shape)))
         for c in shape:
             free[c] -= 1
-    leftover = tuple(ALL_CARDS[i] for i in range(KINDS) for _ in range(free[i]))
+    left = [i for i in range(KINDS) for _ in range(free[i])]
+    if len(left) == 2 and left[0] == left[1]:
+        # §7.2 [decision]: one pair beside the 提 and 坎 is the 将, a 门子 (对对胡 may hold)
+        groups.append(Group.identical(GroupKind.PAIR, left[0]))
+        left = []
+    leftover = tuple(ALL_CARDS[i] for i in left)
     on_table = tuple([True] * len(melds) + [False] * (len(groups) - len(melds)))
     return Arrangement(tuple(groups), on_table, leftover, None)
 
