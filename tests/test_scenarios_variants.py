@@ -11,7 +11,9 @@ import pytest
 from scenario import play
 from test_scenarios_deal import DEAL_LZ_DEALER, _drawn_hand, _inject
 
+from paohuzi.apps.evaluate import evaluate
 from paohuzi.core.cards import parse_cards
+from paohuzi.core.errors import RulesetError
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.solver import solve_tianhu
 from paohuzi.game.actions import Hu, Pass
@@ -121,3 +123,61 @@ def test_s7_2_tianhu_with_any_other_leftover_is_not_duiduihu() -> None:
     # two pairs are more than the one 将: leftovers, not 对对胡
     two_pairs = solve_tianhu(parse_cards("一一一一四四四四伍伍伍伍三三三八八九九"))
     assert two_pairs is not None and not two_pairs.all_identical
+
+
+# ---- §9 changde 花样 levels -----------------------------------------------------------
+
+# Six hand 坎 一 三 四 五 六 八 and 九九; the shown 九 (another's draw) is a 碰:
+# 6 · 3 + 1 = 19 胡息, 等 = 1 + (19 − 15) // 3 = 2; 21 cards, all small, none red.
+#   基本: 乌胡 5 (no 对对胡, no 海底)                   -> 2 · 5 · 3 = 30
+#   半:   乌对 10 (乌胡 + 对对胡, N11); 海底 +2           -> 2 · 10 · 3 = 60, 72
+#   全:   乌对 10 + 小字胡 8 + (21 − 16) = 23; 海底 +2    -> 2 · 23 · 3 = 138, 150
+ALL_SMALL_DUIDUI = {"hand": "一一一三三三四四四五五五六六六八八八九九", "card": "九",
+                    "source": "other"}
+
+
+@pytest.mark.parametrize(
+    ("huayang", "names", "each", "each_haidi"),
+    [
+        ("basic", ["乌胡"], 30, 30),
+        ("half", ["乌对"], 60, 72),
+        ("full", ["乌对", "小字胡"], 138, 150),
+    ],
+)
+def test_s9_changde_huayang_levels(huayang, names, each, each_haidi) -> None:
+    rules = {"preset": "changde", "huayang": huayang}
+    answer = evaluate({**ALL_SMALL_DUIDUI, "rules": rules})
+    assert answer["hu"] and answer["huxi"] == 19 and answer["di"] == 2
+    assert [m["name"] for m in answer["mingtang"]] == names
+    assert answer["points"] == {"winner": 2 * each, "loser": -each}
+    haidi = evaluate({**ALL_SMALL_DUIDUI, "rules": rules, "last": True})
+    assert haidi["points"]["loser"] == -each_haidi
+
+
+def test_s9_changde_default_level_is_half() -> None:
+    assert Ruleset.preset("changde").huayang == "half"
+    assert evaluate({**ALL_SMALL_DUIDUI, "rules": "changde"})["points"]["loser"] == -60
+
+
+def test_s9_changde_full_dazihu_with_qq_threshold() -> None:
+    # 坎 壹 叁 肆 伍 陆 捌 + 玖玖, the shown 玖 a 碰: 6 · 6 + 3 = 39 胡息, 等 = 9;
+    # 21 big: 大字胡 6 + (21 − 18) = 9, with 乌对 10 -> 19 番; 9 · 19 · 3 = 513.
+    question = {"hand": "壹壹壹叁叁叁肆肆肆伍伍伍陆陆陆捌捌捌玖玖", "card": "玖",
+                "source": "other"}
+    full = evaluate({**question, "rules": {"preset": "changde", "huayang": "full"}})
+    assert [(m["name"], m["fan"]) for m in full["mingtang"]] == [("乌对", 10), ("大字胡", 9)]
+    assert full["points"]["loser"] == -513
+    half = evaluate({**question, "rules": "changde"})
+    assert [m["name"] for m in half["mingtang"]] == ["乌对"]
+
+
+@pytest.mark.parametrize("huayang", ["none", "", 1, None])
+def test_s9_huayang_must_be_a_level(huayang) -> None:
+    with pytest.raises(RulesetError, match="huayang must be one of basic, half, full"):
+        Ruleset.preset("changde", huayang=huayang)
+
+
+@pytest.mark.parametrize("preset", ["qq", "hunan", "two-player"])
+def test_s9_huayang_only_for_changde(preset) -> None:
+    with pytest.raises(RulesetError, match="changde settlement only"):
+        Ruleset.preset(preset, huayang="full")

@@ -20,10 +20,13 @@ from typing import Any, Literal
 
 from paohuzi.core.errors import RulesetError
 
-__all__ = ["BOUNDS", "PRESETS", "Ruleset", "SettlementScheme"]
+__all__ = ["BOUNDS", "HUAYANG_LEVELS", "PRESETS", "Huayang", "Ruleset", "SettlementScheme"]
 
 SettlementScheme = Literal["qq", "changde", "hunan"]
 _SCHEMES: tuple[str, ...] = ("qq", "changde", "hunan")
+Huayang = Literal["basic", "half", "full"]
+"""A ``changde`` 花样 level (§9): 基本花样, 半花样, 全花样."""
+HUAYANG_LEVELS: tuple[str, ...] = ("basic", "half", "full")
 
 BOUNDS: dict[str, tuple[int, int]] = {
     "players": (2, 3),
@@ -66,6 +69,9 @@ class Ruleset:
             drawn hand (荒庄) passes the deal to the dealer's 下家 at once, and with the
             醒家 the dealer keeps it; off (``qq``, ``changde``): the dealer keeps it and
             3 drawn hands in a row pass it (§3.1).
+        huayang: the ``changde`` 花样 level (§9): ``basic`` (红胡, 点胡, 红乌, 乌胡),
+            ``half`` (+ 对对胡, 乌对, 海底; the preset) or ``full`` (+ 大字胡, 小字胡);
+            other schemes only take ``half``.
     """
 
     name: str = "qq"
@@ -81,6 +87,7 @@ class Ruleset:
     multiplier: int = 1
     escape_bonus: int = 8
     huangzhuang_passes_deal: bool = False
+    huayang: Huayang = "half"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -98,6 +105,12 @@ class Ruleset:
             raise RulesetError(
                 f"settlement must be one of {', '.join(_SCHEMES)}, got {self.settlement!r}"
             )
+        if self.huayang not in HUAYANG_LEVELS:
+            raise RulesetError(
+                f"huayang must be one of {', '.join(HUAYANG_LEVELS)}, got {self.huayang!r}"
+            )
+        if self.huayang != "half" and self.settlement != "changde":
+            raise RulesetError("huayang (花样 levels) applies to the changde settlement only")
         dealt = 20 * self.players + 1
         if not 0 <= self.set_aside <= 80 - dealt - 1:
             raise RulesetError(
