@@ -10,14 +10,18 @@ from __future__ import annotations
 import pytest
 from scenario import play
 from test_scenarios_deal import DEAL_LZ_DEALER, _drawn_hand, _inject
+from test_scenarios_play import _WIN_H1, _WIN_H2, after, kan_win_deal
 
 from paohuzi.apps.evaluate import evaluate
-from paohuzi.core.cards import parse_cards
+from paohuzi.core.cards import Card, counts_of, parse_cards
 from paohuzi.core.errors import RulesetError
+from paohuzi.core.kinds import Source
 from paohuzi.core.rules import Ruleset
-from paohuzi.core.solver import solve_tianhu
+from paohuzi.core.solver import solve_tianhu, waits, win_barred
 from paohuzi.game.actions import Hu, Pass
 from paohuzi.game.match import Match
+
+C = Card.parse
 
 # ---- §9 hunan: the dealer after a drawn hand (seed 000 §4.1) -------------------------
 
@@ -181,3 +185,59 @@ def test_s9_huayang_must_be_a_level(huayang) -> None:
 def test_s9_huayang_only_for_changde(preset) -> None:
     with pytest.raises(RulesetError, match="changde settlement only"):
         Ruleset.preset(preset, huayang="full")
+
+
+# ---- §9 changde option: no win on a 提/偎 card (seed 003 D) -----------------------------
+
+NO_TI_WEI = {"preset": "changde", "win_on_ti_wei": False}
+# The 提胡 of tests/test_scenarios_play.py: seat 2 (坎 伍伍伍, 肆肆) draws the 4th 伍 and
+# wins with the 提 (24 胡息).
+TIHU_DEAL = kan_win_deal("拾 伍", _WIN_H1.replace("肆", "陆"), _WIN_H2.replace("肆 陆", "肆 肆"))
+TIHU_ACTIONS = [(0, "discard 七"), (1, "pass"), (1, "pass"), (2, "pass")]
+# A 偎胡: seat 2 holds 伍伍 and draws the 3rd: 偎 伍 6 + 壹贰叁 6 + 贰柒拾 6 + 四五六 九玖玖
+# 八八捌 陆柒捌 = 18 胡息.
+WEIHU_DEAL = kan_win_deal("拾 伍", h2="伍伍 陆柒捌 壹贰叁 贰柒拾 四五六 九玖玖 八八捌")
+
+
+@pytest.mark.parametrize(("deal", "kind"), [(TIHU_DEAL, "ti"), (WEIHU_DEAL, "wei")])
+def test_s9_changde_option_no_win_on_a_ti_or_wei_card(deal, kind) -> None:
+    allowed = play(deal, TIHU_ACTIONS, rules="changde")
+    assert after(allowed, "seat 2 draw 伍")[0].startswith(f"seat 2 {kind} 伍")
+    assert set(allowed.legal_actions(2)) == {Hu(), Pass()}
+    hand = play(deal, TIHU_ACTIONS, rules=NO_TI_WEI)
+    # the same draw and the same forced 提/偎, but no 胡: he goes on and discards
+    assert after(hand, "seat 2 draw 伍")[0].startswith(f"seat 2 {kind} 伍")
+    assert hand.result is None and hand.phase.value == "discard"
+    assert hand.pending_seats() == [2] and Hu() not in hand.legal_actions(2)
+    # the hand as dealt still wins on another's shown 伍 (not a card he 提s or 偎s)
+    counts = counts_of(parse_cards(deal["hands"][2]))
+    rules = Ruleset.from_json(NO_TI_WEI)
+    assert not win_barred(rules, counts, [], C("伍"), Source.OTHER)
+    assert win_barred(rules, counts, [], C("伍"), Source.SELF)
+
+
+def test_s9_no_ti_wei_option_in_evaluate_and_waits() -> None:
+    question = {"hand": "伍伍 陆柒捌 壹贰叁 贰柒拾 四五六 九玖玖 八八捌", "card": "伍"}
+    own = evaluate({**question, "source": "self", "rules": "changde"})
+    assert own["hu"] and own["huxi"] == 18
+    barred = evaluate({**question, "source": "self", "rules": NO_TI_WEI})
+    assert not barred["hu"] and "提 or 偎" in barred["reason"]
+    assert evaluate({**question, "source": "other", "rules": NO_TI_WEI})["hu"]
+    hand = parse_cards(question["hand"])
+    on = {w.card.text: (w.huxi_self, w.huxi_other)
+          for w in waits(hand, [], Ruleset.preset("changde"))}
+    off = {w.card.text: (w.huxi_self, w.huxi_other)
+           for w in waits(hand, [], Ruleset.from_json(NO_TI_WEI))}
+    assert on["伍"][0] == 18 and off["伍"][0] is None and off["伍"][1] == on["伍"][1]
+
+
+def test_s9_no_ti_wei_dealer_liangzhang_onto_his_kan() -> None:
+    # the dealer's own 亮张 onto his hand 坎 is a 提 (§3.5): barred; a pair makes a 坎: not
+    rules = Ruleset.from_json(NO_TI_WEI)
+    kan = counts_of(parse_cards("伍伍伍"))
+    pair = counts_of(parse_cards("伍伍"))
+    assert win_barred(rules, kan, [], C("伍"), Source.LIANGZHANG, dealer=True)
+    assert not win_barred(rules, pair, [], C("伍"), Source.LIANGZHANG, dealer=True)
+    assert not win_barred(rules, kan, [], C("伍"), Source.LIANGZHANG, dealer=False)
+    assert not win_barred(Ruleset.preset("changde"), kan, [], C("伍"), Source.LIANGZHANG,
+                          dealer=True)

@@ -72,6 +72,8 @@ class Ruleset:
         huayang: the ``changde`` 花样 level (§9): ``basic`` (红胡, 点胡, 红乌, 乌胡),
             ``half`` (+ 对对胡, 乌对, 海底; the preset) or ``full`` (+ 大字胡, 小字胡);
             other schemes only take ``half``.
+        win_on_ti_wei: whether a card the winner would have to 提 or 偎 may be won
+            (提胡/偎胡); the ``changde`` option "不能胡任何人提或偎的牌" turns it off (§9).
     """
 
     name: str = "qq"
@@ -88,11 +90,12 @@ class Ruleset:
     escape_bonus: int = 8
     huangzhuang_passes_deal: bool = False
     huayang: Huayang = "half"
+    win_on_ti_wei: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise RulesetError(f"name must be text, got {type(self.name).__name__}")
-        for field in ("xingjia", "chou_blocks_peng", "huangzhuang_passes_deal"):
+        for field in ("xingjia", "chou_blocks_peng", "huangzhuang_passes_deal", "win_on_ti_wei"):
             if not isinstance(getattr(self, field), bool):
                 raise RulesetError(f"{field} must be true or false, got {getattr(self, field)!r}")
         for field, (low, high) in BOUNDS.items():

@@ -68,6 +68,7 @@ __all__ = [
     "solve_tianhu",
     "tianhu_kind",
     "waits",
+    "win_barred",
 ]
 
 SOURCES: tuple[Source, ...] = (Source.SELF, Source.OTHER, Source.LIANGZHANG)
@@ -293,6 +294,35 @@ def can_hu(hand: Iterable[int], melds: Sequence[Group], card: int, source: Sourc
     return best_huxi(hand, melds, card, source, dealer=dealer) >= rules.min_huxi
 
 
+def _ti_or_wei(hand: Sequence[int], melds: Sequence[Group], card: int, source: Source,
+               dealer: bool) -> bool:
+    """Whether the winner would have to 提 or 偎 ``card`` (§4.2.1, §3.5): his own draw
+    onto a hand pair (偎), a hand 坎 or a table 偎/臭偎 (提); the dealer's own 亮张 onto
+    a hand 坎 (提)."""
+    if source == _SELF:
+        return hand[card] >= 2 or any(
+            m.cards[0] == card and m.kind in (GroupKind.WEI, GroupKind.CHOUWEI) for m in melds)
+    return source == _LIANGZHANG and dealer and hand[card] == 3
+
+
+def win_barred(rules: Ruleset, hand: Sequence[int], melds: Sequence[Group], card: int,
+               source: Source, *, dealer: bool = False) -> bool:
+    """Whether ``rules`` forbid winning on ``card`` whatever the hand makes (§9 changde
+    option ``win_on_ti_wei`` off: no win on a card the winner would 提 or 偎).
+    ``hand`` is a count vector.
+
+    >>> from paohuzi.core.cards import Card, counts_of, parse_cards
+    >>> hand = counts_of(parse_cards("五五"))
+    >>> win_barred(Ruleset(win_on_ti_wei=False), hand, [], Card.parse("五"), Source.SELF)
+    True
+    >>> win_barred(Ruleset(win_on_ti_wei=False), hand, [], Card.parse("五"), Source.OTHER)
+    False
+    >>> win_barred(Ruleset(), hand, [], Card.parse("五"), Source.SELF)
+    False
+    """
+    return not rules.win_on_ti_wei and _ti_or_wei(hand, melds, card, source, dealer)
+
+
 @dataclass(frozen=True, slots=True)
 class Wait:
     """A card the hand waits on (听牌) and the 胡息 it would give.
@@ -327,6 +357,9 @@ def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[W
             continue
         results: list[int | None] = []
         for source in (Source.SELF, Source.OTHER):
+            if win_barred(rules, hand_counts, melds, x, source):
+                results.append(None)
+                continue
             huxi = _best(hand_counts, melds, x, source, False)[0]
             results.append(huxi if huxi >= rules.min_huxi else None)
         if results[0] is not None or results[1] is not None:
