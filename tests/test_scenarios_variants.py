@@ -14,7 +14,7 @@ from test_scenarios_play import _WIN_H1, _WIN_H2, after, kan_win_deal
 
 from paohuzi.apps.evaluate import evaluate
 from paohuzi.core.cards import Card, counts_of, parse_cards
-from paohuzi.core.errors import RulesetError
+from paohuzi.core.errors import PaohuziError, RulesetError
 from paohuzi.core.kinds import Source
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.solver import solve_tianhu, waits, win_barred
@@ -241,3 +241,35 @@ def test_s9_no_ti_wei_dealer_liangzhang_onto_his_kan() -> None:
     assert not win_barred(rules, kan, [], C("伍"), Source.LIANGZHANG, dealer=False)
     assert not win_barred(Ruleset.preset("changde"), kan, [], C("伍"), Source.LIANGZHANG,
                           dealer=True)
+
+
+# ---- §3.1 [decision] a leaver ends the match -----------------------------------------
+
+
+def test_s3_1_escape_ends_the_match_and_a_new_one_starts_afresh() -> None:
+    m = Match(Ruleset(), seed=3, first_dealer=0)
+    _drawn_hand(m)  # one drawn hand counted
+    assert m.drawn_in_a_row == 1
+    m.start_hand(seed=5)
+    m.escape(1)
+    assert m.over and m.points[1] < 0 and sum(m.points) == 0
+    with pytest.raises(PaohuziError, match="the match is over"):
+        m.start_hand()
+    new = m.next_match()
+    assert (new.points, new.drawn_in_a_row, new.history, new.over) == ([0] * 3, 0, [], False)
+    assert 0 <= new.dealer < 3
+    new.start_hand()  # the new match deals
+
+
+def test_s3_1_leaving_between_hands_ends_the_match() -> None:
+    m = Match(Ruleset(), seed=3, first_dealer=0)
+    _drawn_hand(m)
+    m.leave(2)
+    assert m.over
+    with pytest.raises(PaohuziError, match="the match is over"):
+        m.start_hand()
+    m = Match(Ruleset(), seed=3, first_dealer=0)
+    m.start_hand(seed=1)
+    with pytest.raises(PaohuziError, match="escape"):
+        m.leave(2)  # mid-hand, leaving is an escape
+    assert not m.over
