@@ -16,6 +16,7 @@ def test_presets_exist_and_differ_as_section_9_says():
     assert Ruleset.preset("changde").settlement == "changde"
     hunan = Ruleset.preset("hunan")
     assert (hunan.settlement, hunan.chou_blocks_peng, hunan.zimo_huxi) == ("hunan", False, 3)
+    assert hunan.huangzhuang_passes_deal and not qq.huangzhuang_passes_deal
     assert Ruleset.preset("hunan", xingjia=True).seats == 4
     two = Ruleset.preset("two-player")
     assert (two.players, two.set_aside, two.min_huxi) == (2, 20, 21)
@@ -44,6 +45,7 @@ def test_unknown_preset_names_the_presets():
         ({"multiplier": -1}, "multiplier"),
         ({"set_aside": 30}, "set_aside"),
         ({"colour": "red"}, "unknown rule option"),
+        ({"huangzhuang_passes_deal": 1}, "huangzhuang_passes_deal must be true or false"),
     ],
 )
 def test_inconsistent_options_rejected(overrides, message):

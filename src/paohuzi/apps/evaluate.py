@@ -26,7 +26,7 @@ from paohuzi.core.groups import Group, GroupKind, is_jiao
 from paohuzi.core.kinds import Source
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import Won, payout, settle, win_context
-from paohuzi.core.solver import SOURCES, Arrangement, solve, solve_tianhu
+from paohuzi.core.solver import SOURCES, Arrangement, solve, solve_tianhu, win_barred
 
 __all__ = ["MELD_KINDS", "QuestionError", "evaluate", "parse_meld"]
 
@@ -164,6 +164,9 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
             raise QuestionError(
                 f"hand: impossible card count: hand and table hold {n_owned} cards with "
                 f"{pao_ti} 跑/提, where a player holds {allowed} between turns (RULES §4.4)")
+        if win_barred(rules, counts, melds, card, source, dealer=dealer):
+            return {"hu": False, "reason": "these rules allow no win on a card the winner "
+                    "would 提 or 偎 (win_on_ti_wei off)"}
         win = solve(hand, melds, card, source, dealer=dealer)
         if win is None:
             return {"hu": False, "reason": "the cards do not form 7 门子 "

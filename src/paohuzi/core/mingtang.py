@@ -9,6 +9,7 @@ stands in for them. A scheme's :class:`MingtangTable` is its rows plus how the
 
 * ``qq`` (§7.2): every row that holds counts, the 番 add up; 海底 +1/+2;
 * ``changde`` (§9): the same, with 乌胡 + 对对胡 shown as one 乌对 of 10 (N11);
+  one table per 花样 level (``Ruleset.huayang``: 基本, 半 = the preset, 全);
 * ``hunan`` (§9): exactly one 名堂 — the largest multiplier (N10); no 海底 (N14).
 
 >>> facts = HandFacts(red=10, big=7, small=14, all_identical=False)
@@ -31,10 +32,13 @@ from typing import Literal, Protocol
 
 from paohuzi.core.cards import ALL_CARDS
 from paohuzi.core.errors import RulesetError
-from paohuzi.core.rules import SettlementScheme
+from paohuzi.core.rules import Huayang, Ruleset, SettlementScheme
 
 __all__ = [
     "CHANGDE",
+    "CHANGDE_BASIC",
+    "CHANGDE_FULL",
+    "CHANGDE_LEVELS",
     "HUNAN",
     "QQ",
     "TABLES",
@@ -51,6 +55,7 @@ __all__ = [
     "combination",
     "facts_of",
     "find_mingtang",
+    "table_of",
 ]
 
 CountName = Literal["red", "big", "small"]
@@ -271,6 +276,9 @@ _WUHU = MingtangRow("乌胡", "wuhu", _red(0), 5)
 _DUIDUIHU = MingtangRow("对对胡", "duiduihu", AllIdentical(), 4)
 _HONGHU_10_12 = MingtangRow("红胡", "honghu", _red(10, 11, 12), 2)
 
+_DAZIHU = MingtangRow("大字胡", "dazihu", CountAtLeast("big", 18), Grows(6, "big", 18))
+_XIAOZIHU = MingtangRow("小字胡", "xiaozihu", CountAtLeast("small", 16), Grows(8, "small", 16))
+
 QQ = MingtangTable(
     rows=(
         MingtangRow("红胡", "honghu", _red(4, 7, 11, 12), 2),
@@ -279,8 +287,8 @@ QQ = MingtangTable(
         MingtangRow("红乌", "hongwu", CountAtLeast("red", 13), Grows(4, "red", 13)),
         _WUHU,
         MingtangRow("对对胡", "duiduihu", AllIdentical(), 5),
-        MingtangRow("大字胡", "dazihu", CountAtLeast("big", 18), Grows(6, "big", 18)),
-        MingtangRow("小字胡", "xiaozihu", CountAtLeast("small", 16), Grows(8, "small", 16)),
+        _DAZIHU,
+        _XIAOZIHU,
     ),
     combine=Combine.SUM,
     haidi=True,
@@ -289,13 +297,24 @@ QQ = MingtangTable(
 
 _DIANHU = MingtangRow("点胡", "dianhu", _red(1), 3)
 
-CHANGDE = MingtangTable(
-    rows=(_HONGHU_10_12, _DIANHU, _HONGWU, _WUHU, _DUIDUIHU,
-          combination("乌对", "wudui", 10, _WUHU, _DUIDUIHU)),
-    combine=Combine.SUM,
-    haidi=True,
-)
-"""§9 常德 花样 (半花样): they add up, except 乌胡 with 对对胡 is one 乌对 of 10 (N11)."""
+_CHANGDE_BASIC_ROWS = (_HONGHU_10_12, _DIANHU, _HONGWU, _WUHU)
+_CHANGDE_HALF_ROWS = (*_CHANGDE_BASIC_ROWS, _DUIDUIHU,
+                      combination("乌对", "wudui", 10, _WUHU, _DUIDUIHU))
+
+CHANGDE_BASIC = MingtangTable(rows=_CHANGDE_BASIC_ROWS, combine=Combine.SUM, haidi=False)
+"""§9 常德 基本花样: 红胡, 点胡, 红乌, 乌胡 (自摸's +1 等 is the scheme's, not a 名堂); no 海底."""
+
+CHANGDE = MingtangTable(rows=_CHANGDE_HALF_ROWS, combine=Combine.SUM, haidi=True)
+"""§9 常德 半花样 (the preset): 基本 + 对对胡, 乌对 and 海底; they add up, except 乌胡
+with 对对胡 is one 乌对 of 10 (N11)."""
+
+CHANGDE_FULL = MingtangTable(rows=(*_CHANGDE_HALF_ROWS, _DAZIHU, _XIAOZIHU),
+                             combine=Combine.SUM, haidi=True)
+"""§9 常德 全花样 [decision]: 半 + 大字胡 and 小字胡 with the ``qq`` thresholds and 番."""
+
+CHANGDE_LEVELS: Mapping[Huayang, MingtangTable] = {
+    "basic": CHANGDE_BASIC, "half": CHANGDE, "full": CHANGDE_FULL}
+"""The ``changde`` table of each 花样 level (``Ruleset.huayang``)."""
 
 HUNAN = MingtangTable(
     rows=(_HONGHU_10_12, _DIANHU, _HONGWU, _DUIDUIHU, _WUHU,
@@ -309,6 +328,19 @@ HUNAN = MingtangTable(
 
 TABLES: Mapping[SettlementScheme, MingtangTable] = {"qq": QQ, "changde": CHANGDE, "hunan": HUNAN}
 """Each settlement scheme's 名堂 table."""
+
+
+def table_of(rules: Ruleset) -> MingtangTable:
+    """The 名堂 table a ruleset scores with: its scheme's, at its 花样 level for ``changde``.
+
+    >>> table_of(Ruleset.preset("changde", huayang="basic")) is CHANGDE_BASIC
+    True
+    >>> table_of(Ruleset.preset("hunan")) is HUNAN
+    True
+    """
+    if rules.settlement == "changde":
+        return CHANGDE_LEVELS[rules.huayang]
+    return TABLES[rules.settlement]
 
 
 def find_mingtang(scheme: SettlementScheme, facts: HandFacts) -> list[Mingtang]:

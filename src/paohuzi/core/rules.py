@@ -20,10 +20,13 @@ from typing import Any, Literal
 
 from paohuzi.core.errors import RulesetError
 
-__all__ = ["BOUNDS", "PRESETS", "Ruleset", "SettlementScheme"]
+__all__ = ["BOUNDS", "HUAYANG_LEVELS", "PRESETS", "Huayang", "Ruleset", "SettlementScheme"]
 
 SettlementScheme = Literal["qq", "changde", "hunan"]
 _SCHEMES: tuple[str, ...] = ("qq", "changde", "hunan")
+Huayang = Literal["basic", "half", "full"]
+"""A ``changde`` 花样 level (§9): 基本花样, 半花样, 全花样."""
+HUAYANG_LEVELS: tuple[str, ...] = ("basic", "half", "full")
 
 BOUNDS: dict[str, tuple[int, int]] = {
     "players": (2, 3),
@@ -62,6 +65,15 @@ class Ruleset:
         base: the room's base score 房间底分 (d).
         multiplier: the room's bean multiplier 场次倍数.
         escape_bonus: the 8 of the escape penalty (§7.4).
+        huangzhuang_passes_deal: the ``hunan`` dealer rule (§9): with three seats a
+            drawn hand (荒庄) passes the deal to the dealer's 下家 at once, and with the
+            醒家 the dealer keeps it; off (``qq``, ``changde``): the dealer keeps it and
+            3 drawn hands in a row pass it (§3.1).
+        huayang: the ``changde`` 花样 level (§9): ``basic`` (红胡, 点胡, 红乌, 乌胡),
+            ``half`` (+ 对对胡, 乌对, 海底; the preset) or ``full`` (+ 大字胡, 小字胡);
+            other schemes only take ``half``.
+        win_on_ti_wei: whether a card the winner would have to 提 or 偎 may be won
+            (提胡/偎胡); the ``changde`` option "不能胡任何人提或偎的牌" turns it off (§9).
     """
 
     name: str = "qq"
@@ -76,11 +88,14 @@ class Ruleset:
     base: int = 3
     multiplier: int = 1
     escape_bonus: int = 8
+    huangzhuang_passes_deal: bool = False
+    huayang: Huayang = "half"
+    win_on_ti_wei: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise RulesetError(f"name must be text, got {type(self.name).__name__}")
-        for field in ("xingjia", "chou_blocks_peng"):
+        for field in ("xingjia", "chou_blocks_peng", "huangzhuang_passes_deal", "win_on_ti_wei"):
             if not isinstance(getattr(self, field), bool):
                 raise RulesetError(f"{field} must be true or false, got {getattr(self, field)!r}")
         for field, (low, high) in BOUNDS.items():
@@ -93,6 +108,12 @@ class Ruleset:
             raise RulesetError(
                 f"settlement must be one of {', '.join(_SCHEMES)}, got {self.settlement!r}"
             )
+        if self.huayang not in HUAYANG_LEVELS:
+            raise RulesetError(
+                f"huayang must be one of {', '.join(HUAYANG_LEVELS)}, got {self.huayang!r}"
+            )
+        if self.huayang != "half" and self.settlement != "changde":
+            raise RulesetError("huayang (花样 levels) applies to the changde settlement only")
         dealt = 20 * self.players + 1
         if not 0 <= self.set_aside <= 80 - dealt - 1:
             raise RulesetError(
@@ -162,7 +183,8 @@ class Ruleset:
 PRESETS: dict[str, dict[str, Any]] = {
     "qq": {},
     "changde": {"settlement": "changde"},
-    "hunan": {"settlement": "hunan", "chou_blocks_peng": False, "zimo_huxi": 3, "zimo_di": 0},
+    "hunan": {"settlement": "hunan", "chou_blocks_peng": False, "zimo_huxi": 3, "zimo_di": 0,
+              "huangzhuang_passes_deal": True},
     "two-player": {"players": 2, "set_aside": 20, "min_huxi": 21},
 }
 """The presets of RULES.md §9, as option overrides of the defaults (= ``qq``)."""

@@ -23,7 +23,7 @@ from typing import TypeAlias
 
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.kinds import Source
-from paohuzi.core.mingtang import TABLES, Mingtang, facts_of
+from paohuzi.core.mingtang import Mingtang, facts_of, table_of
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.solver import Arrangement
 
@@ -158,7 +158,7 @@ class Settlement:
 def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
     """Settle a won hand under ``rules`` (its scheme, base score and multiplier)."""
     h = win.huxi
-    table = TABLES[rules.settlement]
+    table = table_of(rules)
     mingtang = tuple(table.find(facts_of(win.cards, win.all_identical)))
     fan = table.fan(mingtang, haidi=ctx.haidi)
     if rules.settlement == "qq":

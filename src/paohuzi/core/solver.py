@@ -68,6 +68,7 @@ __all__ = [
     "solve_tianhu",
     "tianhu_kind",
     "waits",
+    "win_barred",
 ]
 
 SOURCES: tuple[Source, ...] = (Source.SELF, Source.OTHER, Source.LIANGZHANG)
@@ -293,6 +294,35 @@ def can_hu(hand: Iterable[int], melds: Sequence[Group], card: int, source: Sourc
     return best_huxi(hand, melds, card, source, dealer=dealer) >= rules.min_huxi
 
 
+def _ti_or_wei(hand: Sequence[int], melds: Sequence[Group], card: int, source: Source,
+               dealer: bool) -> bool:
+    """Whether the winner would have to 提 or 偎 ``card`` (§4.2.1, §3.5): his own draw
+    onto a hand pair (偎), a hand 坎 or a table 偎/臭偎 (提); the dealer's own 亮张 onto
+    a hand 坎 (提)."""
+    if source == _SELF:
+        return hand[card] >= 2 or any(
+            m.cards[0] == card and m.kind in (GroupKind.WEI, GroupKind.CHOUWEI) for m in melds)
+    return source == _LIANGZHANG and dealer and hand[card] == 3
+
+
+def win_barred(rules: Ruleset, hand: Sequence[int], melds: Sequence[Group], card: int,
+               source: Source, *, dealer: bool = False) -> bool:
+    """Whether ``rules`` forbid winning on ``card`` whatever the hand makes (§9 changde
+    option ``win_on_ti_wei`` off: no win on a card the winner would 提 or 偎).
+    ``hand`` is a count vector.
+
+    >>> from paohuzi.core.cards import Card, counts_of, parse_cards
+    >>> hand = counts_of(parse_cards("五五"))
+    >>> win_barred(Ruleset(win_on_ti_wei=False), hand, [], Card.parse("五"), Source.SELF)
+    True
+    >>> win_barred(Ruleset(win_on_ti_wei=False), hand, [], Card.parse("五"), Source.OTHER)
+    False
+    >>> win_barred(Ruleset(), hand, [], Card.parse("五"), Source.SELF)
+    False
+    """
+    return not rules.win_on_ti_wei and _ti_or_wei(hand, melds, card, source, dealer)
+
+
 @dataclass(frozen=True, slots=True)
 class Wait:
     """A card the hand waits on (听牌) and the 胡息 it would give.
@@ -327,6 +357,9 @@ def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[W
             continue
         results: list[int | None] = []
         for source in (Source.SELF, Source.OTHER):
+            if win_barred(rules, hand_counts, melds, x, source):
+                results.append(None)
+                continue
             huxi = _best(hand_counts, melds, x, source, False)[0]
             results.append(huxi if huxi >= rules.min_huxi else None)
         if results[0] is not None or results[1] is not None:
@@ -386,6 +419,8 @@ def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = ()) -> Arrangemen
     """The 天胡 arrangement of a dealt hand (§6.4), or ``None`` if it has no mandatory 天胡.
 
     Its 胡息 is the 提/坎 胡息 plus the best the other cards make, leftovers allowed.
+    When the only other cards are one pair, the pair is a group (the 将), so a hand
+    of 提, 坎 and that pair is all-identical (对对胡, §7.2 [decision]).
 
     >>> from paohuzi.core.cards import parse_cards
     >>> a = solve_tianhu(parse_cards("一一一一 二二二二 叁叁叁叁 三 壹贰 七八九 十"))
@@ -407,7 +442,12 @@ def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = ()) -> Arrangemen
         groups.append(Group(GroupKind.SENTENCE, tuple(ALL_CARDS[c] for c in shape)))
         for c in shape:
             free[c] -= 1
-    leftover = tuple(ALL_CARDS[i] for i in range(KINDS) for _ in range(free[i]))
+    left = [i for i in range(KINDS) for _ in range(free[i])]
+    if len(left) == 2 and left[0] == left[1]:
+        # §7.2 [decision]: one pair beside the 提 and 坎 is the 将, a 门子 (对对胡 may hold)
+        groups.append(Group.identical(GroupKind.PAIR, left[0]))
+        left = []
+    leftover = tuple(ALL_CARDS[i] for i in left)
     on_table = tuple([True] * len(melds) + [False] * (len(groups) - len(melds)))
     return Arrangement(tuple(groups), on_table, leftover, None)
 

@@ -52,6 +52,7 @@ from paohuzi.core.solver import (
     solve_counts,
     solve_tianhu,
     tianhu_kind,
+    win_barred,
 )
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.deal import Deal
@@ -608,6 +609,8 @@ class Hand:
             return None
         if st.chouhu.get(card) == st.table_huxi:  # §4.5 臭胡
             return None
+        if win_barred(self.rules, st.hand, st.melds, card, source, dealer=seat == self.dealer):
+            return None  # §9 changde option: no win on a card he would 提 or 偎
         if self.use_filters and not may_win(st.hand, st.melds, card, self.rules.min_huxi):
             return None
         return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,

@@ -2,11 +2,17 @@
 
 * The first dealer is drawn at random (from the match seed); then the last
   winner deals. After a drawn hand (荒庄) the dealer keeps the deal; after 3
-  drawn hands in a row it passes to the dealer's 下家 (§3.1).
+  drawn hands in a row it passes to the dealer's 下家 (§3.1). With the ``hunan``
+  option ``huangzhuang_passes_deal`` (§9) a drawn hand passes the deal to the
+  下家 at once with three seats, and the dealer keeps it with the 醒家.
 * With the ``hunan`` option ``xingjia`` there are 4 match seats: the seat
   opposite the dealer is the 醒家 (xingjia), sits the hand out and is paid by
   the losers (§9; on a drawn hand the dealer pays him).
-* A seat that leaves mid-hand (逃跑) pays the §7.4 penalty.
+* A seat that leaves mid-hand (逃跑) pays the §7.4 penalty. Leaving — by 逃跑
+  or between hands (:meth:`Match.leave`) — ends the match (§3.1 [decision]):
+  :attr:`Match.over` is set, no further hand is dealt, and the caller starts a
+  new match (:meth:`Match.next_match`: a random first dealer, no 荒庄 count,
+  totals from zero).
 
 >>> from paohuzi.core.rules import Ruleset
 >>> m = Match(Ruleset(), seed=1)
@@ -70,6 +76,8 @@ class Match:
         self.history: list[HandSummary] = []
         self.hand: Hand | None = None
         self._players: tuple[int, ...] = ()
+        self.over = False
+        """A player left (§3.1): the match deals no further hand."""
 
     @property
     def xingjia(self) -> int | None:
@@ -92,6 +100,8 @@ class Match:
         ``on_claim_point``: see :attr:`Hand.on_claim_point`."""
         if self.hand is not None and not self.hand.ended:
             raise PaohuziError("the current hand has not ended")
+        if self.over:
+            raise PaohuziError("the match is over (a player left, §3.1): start a new match")
         self._players = self.playing_seats()
         hand_seed = self._rng.getrandbits(63) if seed is None else seed
         self.hand = Hand(self.rules, Deal.from_seed(hand_seed, self.rules, dealer=0),
@@ -105,7 +115,36 @@ class Match:
         if match_seat not in self._players:
             raise PaohuziError(f"match seat {match_seat} is not playing this hand")
         self.hand.escape(self._players.index(match_seat))
-        return self.finish_hand()
+        summary = self.finish_hand()
+        self.over = True  # §3.1: leaving ends the match
+        return summary
+
+    def leave(self, match_seat: int) -> None:
+        """``match_seat`` leaves between hands: the match is over (§3.1)."""
+        if not 0 <= match_seat < self.n_seats:
+            raise PaohuziError(f"there is no match seat {match_seat} (0..{self.n_seats - 1})")
+        if self.hand is not None and not self.hand.ended:
+            raise PaohuziError("a hand is in progress: leaving now is an escape (逃跑)")
+        self.over = True
+
+    def next_match(self, first_dealer: int | None = None) -> Match:
+        """The match that follows this one at the table (same rules and seats): its first
+        dealer drawn at random from this match's randomness unless given (§3.1).
+
+        >>> from paohuzi.core.rules import Ruleset
+        >>> m = Match(Ruleset(), seed=1, first_dealer=2)
+        >>> m.leave(0)
+        >>> new = m.next_match()
+        >>> new.over, new.points, new.drawn_in_a_row, new.history
+        (False, [0, 0, 0], 0, [])
+        """
+        return Match(self.rules, seed=self._rng.getrandbits(63), first_dealer=first_dealer)
+
+    def _deal_passes_after_draw(self) -> bool:
+        """Whether the drawn hands so far pass the deal to the dealer's 下家 (§3.1, §9)."""
+        if self.rules.huangzhuang_passes_deal:
+            return not self.rules.xingjia  # hunan: at once with 3 seats; kept with the 醒家
+        return self.drawn_in_a_row >= DRAWS_TO_PASS_DEAL
 
     def finish_hand(self) -> HandSummary:
         """Book the ended hand's points and rotate the deal."""
@@ -129,7 +168,7 @@ class Match:
             self.drawn_in_a_row = 0
         elif result.reason is EndReason.HUANGZHUANG:
             self.drawn_in_a_row += 1
-            if self.drawn_in_a_row >= DRAWS_TO_PASS_DEAL:
+            if self._deal_passes_after_draw():
                 self.dealer = self._players[1 % len(self._players)]
                 self.drawn_in_a_row = 0
         self.hand = None

@@ -105,9 +105,15 @@ async def _next(runtime: Runtime, client: Client, msg: Next) -> bool:
 async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
     seat = _seated(client)
     t = runtime.table
-    if t.hand is None or t.hand.ended or t.hand_seat(seat) is None:
-        return False
-    runtime.commit({"k": "escape", "seat": seat, "seq": msg.seq})
+    assert t.match is not None
+    if t.hand is None or t.match.over:
+        return False  # no hand played yet, or the match has already ended
+    if t.hand.ended:  # between hands: leaving ends the match (§3.1)
+        runtime.commit({"k": "leave", "seat": seat, "seq": msg.seq})
+        return True
+    if t.hand_seat(seat) is None:
+        return False  # the 醒家 sits this hand out: nothing to escape from
+    runtime.commit({"k": "escape", "seat": seat, "seq": msg.seq, "ends_match": True})
     runtime.settle_if_needed()
     return True
 

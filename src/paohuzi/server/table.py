@@ -11,6 +11,8 @@ value for the next hand), ``start`` (a hand is dealt from the secret and the val
 :mod:`paohuzi.server.fairness`), ``act`` (a decision, a player's or the
 computer's), ``timeout`` (a seat's timer ran out), ``tuoguan`` (the computer
 takes over a seat or gives it back), ``escape`` (a player left mid-hand, §7.4),
+``leave`` (a seated player left between hands; like an escape it ends the match, §3.1:
+the next hand starts a new match whose first dealer comes from that hand's shuffle),
 ``settled`` (the finished hand's side effects — game record, player totals —
 are done, in the same transaction as this entry). No hand is dealt while the last
 one is unsettled.
@@ -171,6 +173,7 @@ class Table:
     version: int = 0  # bumps on every applied entry
     last_summary: HandSummary | None = None
     last_hand: Hand | None = None
+    hands_before: int = 0  # hands of the table's earlier matches (§3.1: a leaver ends one)
     on_claim_point: Callable[[Hand], None] | None = field(default=None, compare=False,
                                                           repr=False)
     """Called with the hand at each of its claim points (see Hand.on_claim_point) while
@@ -207,12 +210,12 @@ class Table:
     def needs_settlement(self) -> bool:
         """A finished hand whose record and player totals are not yet written."""
         assert self.match is not None
-        return self.settled < len(self.match.history)
+        return self.settled < self.finished_hands
 
     @property
     def finished_hands(self) -> int:
         assert self.match is not None
-        return len(self.match.history)
+        return self.hands_before + len(self.match.history)
 
     def seat_of_player(self, player_id: int) -> int | None:
         for i, s in enumerate(self.seats):
@@ -314,9 +317,13 @@ class Table:
                 self.seats[entry["seat"]].timeouts = 0
         elif kind == "escape":
             self.match.escape(entry["seat"])
+            if not entry.get("ends_match"):  # logged before §3.1's rule: the match went on
+                self.match.over = False
             self.last_hand = self.hand
             self.last_summary = self.match.history[-1]
             self.finished_shuffle = self.shuffle
+        elif kind == "leave":
+            self.match.leave(entry["seat"])
         elif kind == "settled":
             self.settled = int(entry["hand"])
         else:
@@ -328,6 +335,9 @@ class Table:
 
     def _start(self, entry: dict[str, Any]) -> None:
         assert self.match is not None
+        if self.match.over:  # §3.1: a player left; this hand starts a new match
+            self.hands_before += len(self.match.history)
+            self.match = self.match.next_match(first_dealer=0)  # the shuffle draws it below
         first = not self.match.history and self.match.hand is None
         shuffle: Shuffle | LegacyShuffle
         if "seed" in entry:  # an older log: the server alone drew the seed
@@ -391,7 +401,8 @@ class Table:
 
     def _compute_hash(self) -> str:
         assert self.match is not None
-        parts = [self.code, self.hand_no, self.settled, tuple(self.match.points),
+        parts = [self.code, self.hand_no, self.settled, self.hands_before, self.match.over,
+                 tuple(self.match.points),
                  tuple(self.match.beans), len(self.match.history), self.match.dealer,
                  self.match.drawn_in_a_row,
                  tuple((s.kind, s.player, s.timeouts, s.tuoguan) for s in self.seats),
@@ -487,7 +498,7 @@ class Table:
         record["room"] = self.code
         record["match_seats"] = list(self.last_summary.players)
         record["players"] = [self.seats[s].player for s in self.last_summary.players]
-        record["hand_no"] = self.last_summary.number
+        record["hand_no"] = self.hands_before + self.last_summary.number
         # the finished hand's own shuffle, never the current one's
         shuffle = self.finished_shuffle
         record["shuffle"] = None if shuffle is None else shuffle.revealed()
