@@ -128,14 +128,16 @@ class Runtime:
         if self.settle_retry is not None:
             self.settle_retry.cancel()
 
-    def settle_if_needed(self) -> None:
+    def settle_if_needed(self, *, showing: bool = False) -> None:
         """Side effects of a finished hand, once and in one transaction: game record,
         player totals, rating, ``settled`` (settlement.py). A failure is logged (its
-        type only: no card detail) and retried later; it never reaches the caller."""
+        type only: no card detail) and retried later; it never reaches the caller.
+        While frames wait to be shown, it waits for them (``showing``: the last one is
+        being released now)."""
         t = self.table
         if not t.needs_settlement():
             return
-        if self.delivery.pending and self._settle_when_shown():
+        if self.delivery.pending and not showing and self._settle_when_shown():
             return
         full = self.settle_failures < settlement.FULL_ATTEMPTS
         try:
@@ -231,11 +233,22 @@ class Runtime:
     async def _deliver(self) -> None:
         """Release the frames in order, a claim window after each claim point."""
         d = self.delivery
+        settled_before_showing = False
         while d.pending:
             wait = d.wait(time.monotonic())
             if wait > 0:
                 await asyncio.sleep(wait)
                 continue
+            if len(d.queue) == 1 and not settled_before_showing and \
+                    self.table.needs_settlement():
+                # the hand's end is shown now: its record and the players' totals are
+                # written first (tried once here; a failure retries on its own), so
+                # whoever sees the result finds them
+                settled_before_showing = True
+                async with self.lock:
+                    self.settle_if_needed(showing=True)
+                continue  # the settled entry may have queued a frame: look again
+            settled_before_showing = False
             d.release(time.monotonic())
             if not d.pending:
                 self.caught_up.set()
