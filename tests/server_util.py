@@ -72,6 +72,17 @@ class LiveServer:
         assert reply.status_code == 200, reply.text
         return str(reply.json()["code"])
 
+    def games(self, token: str, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """The player's games (``/api/me``) once there is one: a hand is recorded when
+        its end is shown to the table, a claim window after the move that ended it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            games = httpx.get(f"{self.base}/api/me",
+                              headers={"authorization": f"Bearer {token}"}).json()["games"]
+            if games or time.monotonic() > deadline:
+                return list(games)
+            time.sleep(0.05)
+
     def ws_url(self, code: str) -> str:
         return f"{self.ws_base}/ws/{code}"
 

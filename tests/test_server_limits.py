@@ -293,7 +293,7 @@ def test_game_ids_are_unguessable_and_games_private_until_the_room_ends(tmp_path
             return code
 
         code = asyncio.run(go())
-        game_id = httpx.get(f"{srv.base}/api/me", headers=auth(token)).json()["games"][0]["id"]
+        game_id = srv.games(token)[0]["id"]
         assert isinstance(game_id, str) and len(game_id) == 22
         assert httpx.get(f"{srv.base}/api/games/1").status_code == 404
         for path in (f"/api/games/{game_id}", f"/api/games/{game_id}/steps"):
@@ -362,7 +362,7 @@ def test_replay_steps_are_computed_once_off_the_event_loop(srv, monkeypatch):
         seq = await conn.send({"type": "leave"})
         await conn.until(lambda m: m.get("seq") == seq)
         await conn.ws.close()
-        game_id = httpx.get(f"{srv.base}/api/me", headers=auth(token)).json()["games"][0]["id"]
+        game_id = srv.games(token)[0]["id"]
         async with httpx.AsyncClient(base_url=srv.base, headers=auth(token)) as client:
             replies = await asyncio.gather(*(client.get(f"/api/games/{game_id}/steps")
                                              for _ in range(8)))
