@@ -277,22 +277,24 @@ def test_slow_headers_do_not_hold_a_socket(srv):
 
 # ---- finding 6: privacy of tables, spectators ----------------------------------------
 
+async def escape_a_hand(srv: LiveServer, token: str) -> str:
+    """A quick room where the player leaves at his first decision: one recorded hand."""
+    code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
+    conn = await connect(srv, code, token)
+    await conn.to_act()
+    seq = await conn.send({"type": "leave"})
+    await conn.until(lambda m: m.get("seq") == seq)
+    await conn.ws.close()
+    return code
+
+
 def test_game_ids_are_unguessable_and_games_private_until_the_room_ends(tmp_path):
     bounds = limits(room_idle_hours=0.5 / 3600, sweep_seconds=0.1)
     with live_server(str(tmp_path / "g.db"), bounds) as srv:
         _, token = srv.player()
         _, stranger = srv.player()
 
-        async def go() -> str:
-            code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
-            conn = await connect(srv, code, token)
-            await conn.to_act()
-            seq = await conn.send({"type": "leave"})
-            await conn.until(lambda m: m.get("seq") == seq)
-            await conn.ws.close()
-            return code
-
-        code = asyncio.run(go())
+        code = asyncio.run(escape_a_hand(srv, token))
         game_id = srv.games(token)[0]["id"]
         assert isinstance(game_id, str) and len(game_id) == 22
         assert httpx.get(f"{srv.base}/api/games/1").status_code == 404
@@ -356,12 +358,7 @@ def test_replay_steps_are_computed_once_off_the_event_loop(srv, monkeypatch):
     _, token = srv.player()
 
     async def go() -> str:
-        code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600)
-        conn = await connect(srv, code, token)
-        await conn.to_act()
-        seq = await conn.send({"type": "leave"})
-        await conn.until(lambda m: m.get("seq") == seq)
-        await conn.ws.close()
+        await escape_a_hand(srv, token)
         game_id = srv.games(token)[0]["id"]
         async with httpx.AsyncClient(base_url=srv.base, headers=auth(token)) as client:
             replies = await asyncio.gather(*(client.get(f"/api/games/{game_id}/steps")
