@@ -377,3 +377,38 @@ def test_a_tianhu_at_the_deal_is_finished_and_waits_for_its_settlement():
     result = table.view_for(0)["view"]["result"]
     assert result["reason"] == "tianhu" and sum(result["points"]) == 0
     assert result["points"][result["winner"]] > 0
+
+
+def test_the_xingjia_share_reaches_his_totals_and_history(tmp_path):
+    """The 醒家 sits the hand out and is paid by the losers (§9): his share reaches his
+    lifetime points and beans, and the hand is in his history (issue 11 saw match −54
+    against lifetime −60)."""
+    server = Server(SQLiteStorage(tmp_path / "x.db"))
+
+    async def go() -> None:
+        table = server.create_room({"rules": "hunan", "xingjia": True, "claim_window": 0.01,
+                                    "seats": ["human"] * 4})
+        runtime = server.runtimes[table.code]
+        ids = []
+        for seat in range(4):
+            rec, _ = server.storage.create_player(f"p{seat}")
+            ids.append(rec.id)
+            runtime.commit({"k": "sit", "seat": seat, "player": rec.id, "nickname": "p"})
+        _deal(runtime)
+        assert table.match is not None and table.match.xingjia is not None
+        xingjia = ids[table.match.xingjia]
+        _play_out(runtime)
+        await _settled(runtime)
+        summary = table.last_summary
+        assert summary is not None
+        share = summary.points[table.match.xingjia]
+        assert share == summary.result.xingjia_points > 0
+        player = server.storage.player(xingjia)
+        assert player is not None and (player.points, player.beans) == (share, share)
+        games = server.storage.games_of(xingjia)
+        assert len(games) == 1
+
+    try:
+        asyncio.run(go())
+    finally:
+        server.storage.close()

@@ -110,7 +110,9 @@ class Server:
         (docs/protocol.md)."""
         if not table.config.standard_stakes:
             return []
-        humans = [(i, table.seats[i].player) for i in summary.players
+        seated = [*summary.players] + ([summary.xingjia] if summary.xingjia is not None else [])
+        # the 醒家 sits the hand out but is paid (or pays nothing): his totals count it too
+        humans = [(i, table.seats[i].player) for i in seated
                   if table.seats[i].kind == "human" and table.seats[i].player is not None]
         ratings: dict[int, tuple[float, float]] = {}
         try:
@@ -144,7 +146,7 @@ class Server:
             points = summary.points[seat]
             won = summary.result.winner is not None and \
                 summary.players[summary.result.winner] == seat
-            mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))
+            mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))  # 醒家: unrated
             updates.append(PlayerUpdate(pid, points, beans_of(points, table.config.ruleset),
                                         won, mu, sigma))
         return updates

@@ -46,6 +46,10 @@ def settle(storage: Storage, table: Table, rate: Rater | None) -> int | None:
     if record is not None:
         record["totals"] = rate is not None
         players = [p for p in record["players"] if p is not None]
+        if summary.xingjia is not None:  # the 醒家's history holds the hands he was paid for
+            xingjia = table.seats[summary.xingjia].player
+            if xingjia is not None:
+                players.append(xingjia)
     game_id = storage.settle_hand(table.code, hand_no, record, players, updates, entry)
     table.apply(entry)
     return game_id

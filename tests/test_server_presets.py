@@ -1,0 +1,58 @@
+"""Every preset and its seat forms through the lobby's own API: a quick room against the
+computers plays a hand to its settlement (issue 11: `two-player` quick rooms answered 400)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+from server_util import live_server
+
+from paohuzi.game.record import replay
+from paohuzi.server.client import BotClient
+
+pytest.importorskip("starlette")
+
+ROOMS: list[dict[str, Any]] = [
+    {"rules": "qq"},
+    {"rules": "changde"},
+    {"rules": {"preset": "changde", "huayang": "full", "win_on_ti_wei": False}},
+    {"rules": "hunan"},
+    {"rules": "hunan", "xingjia": True},
+    {"rules": "two-player"},
+]
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    with live_server(str(tmp_path_factory.mktemp("presets") / "p.db")) as server:
+        yield server
+
+
+@pytest.mark.parametrize("options", ROOMS, ids=lambda o: str(o["rules"]) + (
+    "+xingjia" if o.get("xingjia") else ""))
+def test_a_quick_room_of_every_preset_plays_a_hand_to_settlement(srv, options):
+    _, token = srv.player()
+    code = srv.quick(token, level="heuristic", bot_delay=0, timer=30, next_delay=600,
+                     **options)
+    config = srv.server.runtimes[code].table.config
+    rules = config.ruleset
+    assert len(config.seats) == rules.seats  # one person, computers in every other seat
+    bot = BotClient(srv.ws_url(code), token, seat=0, seed=1)
+    asyncio.run(bot.play(1, timeout=120))
+    games = srv.games(token)
+    assert len(games) == 1
+    record = srv.server.storage.games_in_room(code)[0]
+    assert record["rules"] == rules.to_dict()  # the preset and options travel with it
+    result = record["result"]
+    assert len(result["points"]) == rules.players
+    assert sum(result["points"]) + result.get("xingjia_points", 0) == 0  # nothing made
+    assert replay(record).result is not None  # the engine re-plays it to the same result
+    # lifetime totals: the seat's points (the 醒家's share when it sat the hand out), in a
+    # room that plays its preset exactly; nothing otherwise
+    seats = record["match_seats"]
+    mine = result["points"][seats.index(0)] if 0 in seats else result["xingjia_points"]
+    me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
+    assert me["player"]["points"] == (mine if config.standard_stakes else 0)
