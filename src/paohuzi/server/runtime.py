@@ -61,7 +61,6 @@ class Runtime:
         self._touched = 0.0
         self.settle_failures = 0
         self.settle_retry: asyncio.TimerHandle | None = None
-        self.settle_waiter: asyncio.Task[None] | None = None
         self.committed_at = 0.0  # when the next hand's commitment was published
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
@@ -121,8 +120,7 @@ class Runtime:
         return 0.0 if self.clients else now - self.last_active
 
     def stop(self) -> None:
-        for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task,
-                     self.settle_waiter):
+        for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task):
             if task is not None:
                 task.cancel()
         if self.settle_retry is not None:
@@ -132,12 +130,13 @@ class Runtime:
         """Side effects of a finished hand, once and in one transaction: game record,
         player totals, rating, ``settled`` (settlement.py). A failure is logged (its
         type only: no card detail) and retried later; it never reaches the caller.
-        While frames wait to be shown, it waits for them (``showing``: the last one is
-        being released now)."""
+        While frames wait to be shown, :meth:`_deliver` settles just before it releases
+        the last one (``showing``): a record in ``/api/me`` or the next hand's commitment
+        must not tell a seat how a shown card resolved before the table does."""
         t = self.table
         if not t.needs_settlement():
             return
-        if self.delivery.pending and not showing and self._settle_when_shown():
+        if self.delivery.pending and not showing and _loop_running():
             return
         full = self.settle_failures < settlement.FULL_ATTEMPTS
         try:
@@ -150,26 +149,6 @@ class Runtime:
             self._retry_settlement()
             return
         self.settle_failures = 0
-
-    def _settle_when_shown(self) -> bool:
-        """Settle once the seats have been shown the hand's end, not while a claim window
-        still hides it: a record in ``/api/me`` or the next hand's commitment must not
-        tell a seat how a shown card resolved before the table does. False: no event
-        loop (a direct call), settle now."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return False
-        if self.settle_waiter is None or self.settle_waiter.done():
-            self.settle_waiter = self._spawn(self._settle_after_delivery())
-        return True
-
-    async def _settle_after_delivery(self) -> None:
-        await self.caught_up.wait()
-        async with self.lock:
-            self.settle_if_needed()
-            self.schedule()
-        await self.broadcast()
 
     def _retry_settlement(self) -> None:
         if self.settle_retry is not None:
@@ -247,6 +226,7 @@ class Runtime:
                 settled_before_showing = True
                 async with self.lock:
                     self.settle_if_needed(showing=True)
+                    self.schedule()  # the next hand may be dealt now
                 continue  # the settled entry may have queued a frame: look again
             settled_before_showing = False
             d.release(time.monotonic())
@@ -549,6 +529,14 @@ async def wait_until(event: asyncio.Event, done: Callable[[], bool], timeout: fl
                 await event.wait()
         except TimeoutError:
             return done()
+    return True
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
     return True
 
 
