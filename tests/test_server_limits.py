@@ -93,6 +93,7 @@ BAD_ROOMS = [
     (b'{"rules": {"zimo_huxi": -1}}', "zimo_huxi must be an integer"),
     (b'{"xingjia": "yes"}', "xingjia must be true or false"),
     (b'{"escape_bonus": 101}', "escape_bonus must be an integer 0..100"),
+    (b'{"dance": 1}', "unknown"),  # quick rooms once ignored what they did not know
 ]
 
 
