@@ -20,6 +20,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from paohuzi.server import hall
+from paohuzi.server.economy import STARTING_BEANS, EconomyError, EntryRefused, check_entry
 from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_body
 from paohuzi.server.limits import Limits
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
@@ -43,7 +45,7 @@ _PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 
 
 QUICK_OPTIONS = ("rules", "timer", "grace", "bot_delay", "next_delay", "claim_window", "base",
-                 "multiplier", "escape_bonus", "xingjia")
+                 "multiplier", "escape_bonus", "xingjia", "hands", "changci")
 """Room options a quick room takes (besides ``level``); its seats are one person and
 computers of that level (two, or three with hunan's 醒家; one in a two-player game)."""
 
@@ -105,7 +107,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             nickname = clean_nickname(data.get("nickname"))
         except BadInput as exc:
             return error(exc.status, str(exc))
-        rec, token = server.storage.create_player(nickname)
+        rec, token = server.storage.create_player(nickname, beans=STARTING_BEANS)
         return JSONResponse({"player": player_json(rec), "token": token})
 
     async def me(request: Request) -> Response:
@@ -128,9 +130,13 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         try:
             data = await _json_body(request, bounds)
             options = _quick_options(data) if quick else data
+            # the 场次's entry minimum: checked before the room exists
+            check_entry(RoomConfig.from_json(options).tier, rec.beans)
             table = server.create_room(options)
         except BadInput as exc:
             return error(exc.status, str(exc))
+        except EntryRefused as exc:
+            return error(403, str(exc))
         except TableError as exc:
             return error(400, str(exc))
         if not quick:
@@ -157,7 +163,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         return JSONResponse({"code": code, "config": t.config.to_json(),
                              "seats": [{"kind": s.kind, "nickname": s.nickname,
                                         "taken": s.player is not None} for s in t.seats],
-                             "hand_no": t.hand_no})
+                             "hand_no": t.hand_no,
+                             "matches": server.storage.matches_in_room(code)})
 
     def readable_game(request: Request) -> tuple[str, StoredGame, bool] | JSONResponse:
         """The game a request names if the requester may read it (its players always;
@@ -202,6 +209,27 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         body = await server.replays.get(game_id, stored.record)
         return Response(body, media_type="application/json")
 
+    async def presets(request: Request) -> Response:
+        return JSONResponse(hall.lobby_catalog())
+
+    async def leaderboard(request: Request) -> Response:
+        try:
+            by, limit = hall.leaderboard_query(dict(request.query_params))
+        except BadInput as exc:
+            return error(exc.status, str(exc))
+        return JSONResponse(hall.leaderboard_json(server.storage.leaderboard(by, limit), by))
+
+    async def relief(request: Request) -> Response:
+        try:
+            rec = authed(request)
+        except PermissionError as exc:
+            return error(401, str(exc))
+        try:
+            beans = hall.claim_relief(server.storage, rec)
+        except EconomyError as exc:
+            return error(409, str(exc))
+        return JSONResponse({"beans": beans, "relief": beans - max(0, rec.beans)})
+
     async def debug_hash(request: Request) -> Response:
         runtime = server.runtimes.get(request.path_params["code"])
         if runtime is None:
@@ -238,6 +266,9 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         Route("/api/games/{game_id}", game),
         Route("/api/games/{game_id}/steps", game_steps),
         Route("/api/cards", cards),
+        Route("/api/presets", presets),
+        Route("/api/leaderboard", leaderboard),
+        Route("/api/relief", relief, methods=["POST"]),
         Mount("/assets", app=StaticFiles(directory=STATIC / "assets", check_dir=False),
               name="assets"),
         WebSocketRoute("/ws/{code}", websocket),

@@ -81,6 +81,8 @@ async def _sit(runtime: Runtime, client: Client, msg: Sit) -> bool:
     t.verify_sit(msg.seat, client.player.id)
     changed = t.seats[msg.seat].player != client.player.id
     if changed:
+        runtime.check_entry(client.player.id)  # the 场次's entry minimum (economy.py)
+        runtime.note_level(msg.seat, client.player.id)
         runtime.commit({"k": "sit", "seat": msg.seat, "player": client.player.id,
                         "nickname": client.player.nickname, "seq": msg.seq})
     client.seat = msg.seat
@@ -110,6 +112,7 @@ async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
         return False  # no hand played yet, or the match has already ended
     if t.hand.ended:  # between hands: leaving ends the match (§3.1)
         runtime.commit({"k": "leave", "seat": seat, "seq": msg.seq})
+        runtime.record_match()  # its 大结算
         return True
     if t.hand_seat(seat) is None:
         return False  # the 醒家 sits this hand out: nothing to escape from

@@ -21,6 +21,8 @@ from paohuzi.players import Player
 from paohuzi.server import settlement
 from paohuzi.server.connection import Client
 from paohuzi.server.delivery import Delivery, Frame
+from paohuzi.server.economy import check_entry
+from paohuzi.server.levels import level_of
 from paohuzi.server.table import Table, TableError
 
 if TYPE_CHECKING:
@@ -65,6 +67,7 @@ class Runtime:
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
         self.delivery = Delivery(table.config.claim_window)
+        self.refresh_levels()  # a restored table's players (not in its log)
         self.delivery.current = self.frame(None, claim_point=False)
         self.caught_up = asyncio.Event()  # set while every frame has been released
         self.caught_up.set()
@@ -149,6 +152,43 @@ class Runtime:
             self._retry_settlement()
             return
         self.settle_failures = 0
+        self.after_settlement()
+
+    # ---- the hall (issue 11): entry minimum, levels, 大结算 --------------------------
+
+    def check_entry(self, player_id: int) -> None:
+        """Refuse (:class:`~paohuzi.server.economy.EntryRefused`) a player who holds fewer
+        beans than the room's 场次 asks to sit."""
+        rec = self.server.storage.player(player_id)
+        check_entry(self.table.config.tier, rec.beans if rec is not None else 0)
+
+    def note_level(self, seat: int, player_id: int | None) -> None:
+        """Note the §8 level of the player at ``seat`` (shown at the table)."""
+        rec = self.server.storage.player(player_id) if player_id is not None else None
+        self.table.seats[seat].level = None if rec is None else level_of(rec.points)
+
+    def refresh_levels(self) -> None:
+        for seat, s in enumerate(self.table.seats):
+            if s.kind == "human":
+                self.note_level(seat, s.player)
+
+    def after_settlement(self) -> None:
+        """A hand was settled: the levels may have changed, the beans actually moved are
+        known, a match may be over (its 大结算 is stored): show it all."""
+        try:
+            self.refresh_levels()
+            self.record_match()
+        except Exception as exc:  # the hand is settled; what is shown must not fail it
+            log.error("table %s: after the settlement (%s)", self.table.code,
+                      type(exc).__name__)
+        self._capture(self.frame(None, claim_point=False))
+
+    def record_match(self) -> None:
+        """Store the match's 大结算 once it is over and its last hand settled (once)."""
+        t = self.table
+        summary = t.match_summary()
+        if summary is not None and not t.needs_settlement():
+            self.server.storage.save_match(t.code, t.match_no, summary)
 
     def _retry_settlement(self) -> None:
         if self.settle_retry is not None:

@@ -12,6 +12,7 @@ database at a time (:mod:`paohuzi.server.dblock`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import secrets
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from paohuzi.server.dblock import DatabaseLock
+from paohuzi.server.economy import pay
 
 __all__ = [
     "PlayerRecord",
@@ -90,7 +92,7 @@ class Storage(Protocol):
     """What the server needs from a database (and nothing more: :class:`SQLiteStorage`
     also has ``games_in_room`` and ``game``, for tests and tools)."""
 
-    def create_player(self, nickname: str) -> tuple[PlayerRecord, str]: ...
+    def create_player(self, nickname: str, beans: int = 0) -> tuple[PlayerRecord, str]: ...
     def player_by_token(self, token: str) -> PlayerRecord | None: ...
     def player(self, player_id: int) -> PlayerRecord | None: ...
     def create_room(self, code: str, config: dict[str, Any]) -> None: ...
@@ -105,6 +107,12 @@ class Storage(Protocol):
     def touch_room(self, code: str, when: float) -> None: ...
     def end_room(self, code: str) -> None: ...
     def idle_rooms(self, before: float) -> list[str]: ...
+    # ---- hall (issue 11): bean economy, 大结算 ----
+    def claim_relief(self, player_id: int, day: str, below: int,
+                     amount: int) -> int | None: ...
+    def leaderboard(self, by: str, limit: int) -> list[PlayerRecord]: ...
+    def save_match(self, room: str, number: int, summary: dict[str, Any]) -> None: ...
+    def matches_in_room(self, room: str) -> list[dict[str, Any]]: ...
     def close(self) -> None: ...
 
 
@@ -143,6 +151,21 @@ CREATE TABLE IF NOT EXISTS game_players (
     player_id INTEGER NOT NULL,
     PRIMARY KEY (game_id, player_id)
 );
+-- ---- hall (issue 11): the bean economy's daily relief, and each match's 大结算 ----
+CREATE TABLE IF NOT EXISTS relief (
+    player_id INTEGER NOT NULL,
+    day TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    PRIMARY KEY (player_id, day)
+);
+CREATE TABLE IF NOT EXISTS matches (
+    room TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    summary TEXT NOT NULL,
+    finished REAL NOT NULL,
+    PRIMARY KEY (room, number)
+);
+-- ---- end of hall ----
 """
 
 
@@ -211,12 +234,13 @@ class SQLiteStorage:
 
     _PLAYER_COLUMNS = "id, nickname, points, beans, hands, wins, rating_mu, rating_sigma"
 
-    def create_player(self, nickname: str) -> tuple[PlayerRecord, str]:
+    def create_player(self, nickname: str, beans: int = 0) -> tuple[PlayerRecord, str]:
+        """A new player holding ``beans`` (the hall's starting balance), and his token."""
         token = secrets.token_urlsafe(24)
         with self._lock:
             cur = self._db.execute(
-                "INSERT INTO players (nickname, token_hash, created) VALUES (?, ?, ?)",
-                (nickname, hash_token(token), time.time()))
+                "INSERT INTO players (nickname, token_hash, beans, created) VALUES (?, ?, ?, ?)",
+                (nickname, hash_token(token), beans, time.time()))
             player_id = int(cur.lastrowid or 0)
         record = self.player(player_id)
         assert record is not None
@@ -297,13 +321,18 @@ class SQLiteStorage:
                     log_entry: dict[str, Any]) -> int | None:
         """One transaction: the hand's record (unique per room and hand), the players'
         updates and the table's log entry. A hand already recorded gets only the log
-        entry (its updates went with its record). The record's id (None: no record)."""
+        entry (its updates went with its record). The record's id (None: no record).
+
+        The updates' beans are what the rules say each player owes; what moves is capped
+        at what the payers hold (:func:`~paohuzi.server.economy.pay`, rules-notes N25),
+        read in this transaction, and written to the log entry as ``beans``
+        (player id → beans actually gained or paid)."""
         text = None if record is None else json.dumps(record, ensure_ascii=False)
         with self._lock:
             seq = self._log_seq(room)
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                game_id = self._settle_rows(room, hand_no, text, players, updates)
+                game_id = self._settle_rows(room, hand_no, text, players, updates, log_entry)
                 self._db.execute("INSERT INTO table_log (room, seq, entry) VALUES (?, ?, ?)",
                                  (room, seq, json.dumps(log_entry, ensure_ascii=False)))
                 self._db.execute("COMMIT")
@@ -314,11 +343,14 @@ class SQLiteStorage:
         return game_id
 
     def _settle_rows(self, room: str, hand_no: int, record: str | None, players: list[int],
-                     updates: list[PlayerUpdate]) -> int | None:
+                     updates: list[PlayerUpdate], log_entry: dict[str, Any]) -> int | None:
         row = self._db.execute("SELECT id FROM games WHERE room = ? AND hand_no = ?",
                                (room, hand_no)).fetchone()
         if row is not None:
             return int(row[0])
+        updates = self._capped(updates)
+        if updates:
+            log_entry["beans"] = {str(u.player_id): u.beans for u in updates}
         self._apply_updates(updates)
         if record is None:
             return None
@@ -331,6 +363,19 @@ class SQLiteStorage:
             self._db.execute("INSERT INTO game_players (game_id, player_id) VALUES (?, ?)",
                              (game_id, pid))
         return game_id
+
+    def _capped(self, updates: list[PlayerUpdate]) -> list[PlayerUpdate]:
+        """The updates with the beans that actually move (transaction open): each payer
+        pays at most what he holds; the seats without a player record here (computers)
+        are the house, without limit, owing the rest of the zero sum."""
+        held = {}
+        for u in updates:
+            row = self._db.execute("SELECT beans FROM players WHERE id = ?",
+                                   (u.player_id,)).fetchone()
+            held[u.player_id] = int(row[0]) if row is not None else 0
+        owed = [u.beans for u in updates]
+        moved = pay([*owed, -sum(owed)], [*(held[u.player_id] for u in updates), None])
+        return [dataclasses.replace(u, beans=b) for u, b in zip(updates, moved, strict=False)]
 
     def _apply_updates(self, updates: list[PlayerUpdate]) -> None:
         for u in updates:
@@ -375,6 +420,60 @@ class SQLiteStorage:
                                        (row[0],)).fetchall()
         return StoredGame(dict(json.loads(row[1])), frozenset(p for (p,) in players),
                           row[2] is not None)
+
+    # ---- hall (issue 11): bean economy, 大结算 ----------------------------------------
+
+    def claim_relief(self, player_id: int, day: str, below: int, amount: int) -> int | None:
+        """Give the daily relief in one transaction: ``amount`` beans to a player holding
+        fewer than ``below``, once per ``day``; his new balance, or None (not due)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT beans FROM players WHERE id = ?",
+                                       (player_id,)).fetchone()
+                done = self._db.execute("SELECT 1 FROM relief WHERE player_id = ? AND day = ?",
+                                        (player_id, day)).fetchone()
+                if row is None or done is not None or int(row[0]) >= below:
+                    self._db.execute("ROLLBACK")
+                    return None
+                beans = max(0, int(row[0])) + amount
+                self._db.execute("INSERT INTO relief (player_id, day, amount) VALUES (?, ?, ?)",
+                                 (player_id, day, amount))
+                self._db.execute("UPDATE players SET beans = ? WHERE id = ?", (beans, player_id))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return beans
+
+    def leaderboard(self, by: str, limit: int) -> list[PlayerRecord]:
+        """The players who played a hand, best first by ``points`` or ``beans``."""
+        column = {"points": "points", "beans": "beans"}[by]
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {self._PLAYER_COLUMNS} FROM players WHERE hands > 0 "
+                f"ORDER BY {column} DESC, id LIMIT ?", (limit,)).fetchall()
+        return [PlayerRecord(*row) for row in rows]
+
+    def save_match(self, room: str, number: int, summary: dict[str, Any]) -> None:
+        """Store a finished match's 大结算 (once: a second call changes nothing)."""
+        with self._lock:
+            if self._db.execute("SELECT 1 FROM matches WHERE room = ? AND number = ?",
+                                (room, number)).fetchone() is not None:
+                return
+            self._db.execute("INSERT INTO matches (room, number, summary, finished) "
+                             "VALUES (?, ?, ?, ?)",
+                             (room, number, json.dumps(summary, ensure_ascii=False),
+                              time.time()))
+
+    def matches_in_room(self, room: str) -> list[dict[str, Any]]:
+        """The 大结算 of a room's finished matches, in order."""
+        with self._lock:
+            rows = self._db.execute("SELECT summary FROM matches WHERE room = ? ORDER BY number",
+                                    (room,)).fetchall()
+        return [dict(json.loads(r[0])) for r in rows]
+
+    # ---- end of hall ---------------------------------------------------------------
 
     def close(self) -> None:
         self._stop.set()

@@ -29,6 +29,7 @@ from typing import Any
 
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.core.settlement import beans_of
 from paohuzi.core.solver import waits
 from paohuzi.game.actions import Action, Discard
 from paohuzi.game.engine import Hand
@@ -36,6 +37,7 @@ from paohuzi.game.match import HandSummary, Match
 from paohuzi.game.record import record_of
 from paohuzi.game.view import observe, view_json
 from paohuzi.players import PLAYER_NAMES, Player, make_player
+from paohuzi.server.economy import DEFAULT_CHANGCI, Changci, changci
 from paohuzi.server.fairness import (
     EntropyError,
     LegacyShuffle,
@@ -46,11 +48,21 @@ from paohuzi.server.fairness import (
 )
 from paohuzi.server.seats import match_view
 
-__all__ = ["RoomConfig", "Table", "TableError", "commitment"]
+__all__ = ["HANDS", "STAKES", "TIMINGS", "RoomConfig", "Table", "TableError", "commitment"]
+
+HANDS: tuple[int, ...] = (0, 4, 8, 16)
+"""The 局数 a room may be set to: a match of that many hands ending with a 大结算, or 0:
+play on (a match ends only when a player leaves, §3.1)."""
 
 
 class TableError(PaohuziError):
     """A request the table refuses (wrong seat, not your turn, a bad option...)."""
+
+
+TIMINGS: dict[str, tuple[float, float, float]] = {
+    "timer": (20.0, 0.5, 600.0), "grace": (15.0, 0.0, 300.0), "bot_delay": (0.6, 0.0, 10.0),
+    "next_delay": (8.0, 0.0, 600.0), "claim_window": (1.0, 0.01, 10.0)}
+"""A room's times in seconds: (default, lowest, highest)."""
 
 
 @dataclass(frozen=True)
@@ -64,13 +76,16 @@ class RoomConfig:
     bot_delay: float = 0.6  # seconds before a computer discards (so people can follow)
     next_delay: float = 8.0  # seconds after a hand before the next starts anyway
     claim_window: float = 1.0  # seconds every claim point stays open, options or not
+    hands: int = 0  # 局数: hands of a match (HANDS; 0: play on)
+    changci: str = DEFAULT_CHANGCI  # the 场次 (economy.CHANGCI): multiplier, entry minimum
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoomConfig:
         if not isinstance(data, dict):
             raise TableError("room options must be an object")
         known = {"rules", "preset", "base", "multiplier", "escape_bonus", "timer", "seats",
-                 "grace", "bot_delay", "next_delay", "xingjia", "claim_window"}
+                 "grace", "bot_delay", "next_delay", "xingjia", "claim_window", "hands",
+                 "changci"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise TableError(f"unknown room option(s): {', '.join(unknown)}")
@@ -78,11 +93,22 @@ class RoomConfig:
         overrides = {k: data[k] for k in ("base", "multiplier", "escape_bonus", "xingjia")
                      if k in data}
         try:
+            tier = changci(data.get("changci", DEFAULT_CHANGCI))
+        except PaohuziError as exc:
+            raise TableError(str(exc)) from None
+        if "multiplier" not in overrides and not (
+                isinstance(rules_in, dict) and "multiplier" in rules_in):
+            overrides["multiplier"] = tier.multiplier  # §7.5: the 场次's 倍数
+        try:
             rules = Ruleset.from_json(rules_in)
             if overrides:
                 rules = rules.replace(**overrides)
         except PaohuziError as exc:
             raise TableError(f"rules: {exc}") from None
+        hands = data.get("hands", 0)
+        if hands not in HANDS or isinstance(hands, bool):
+            raise TableError(f"hands (局数): expected one of {', '.join(map(str, HANDS))} "
+                             f"(0: play on), got {hands!r}")
         _check_stakes(rules)
         seats = data.get("seats", ["human"] + ["normal"] * (rules.seats - 1))
         if not isinstance(seats, list) or len(seats) != rules.seats:
@@ -92,34 +118,40 @@ class RoomConfig:
                 raise TableError(f"seats: {s!r} is neither 'human' nor a computer player "
                                  f"({', '.join(PLAYER_NAMES)})")
         numbers = {}
-        for key, default, low, high in (("timer", 20.0, 0.5, 600.0), ("grace", 15.0, 0.0, 300.0),
-                                        ("bot_delay", 0.6, 0.0, 10.0),
-                                        ("next_delay", 8.0, 0.0, 600.0),
-                                        ("claim_window", 1.0, 0.01, 10.0)):
+        for key, (default, low, high) in TIMINGS.items():
             value = data.get(key, default)
             if not isinstance(value, int | float) or isinstance(value, bool) \
                     or not low <= value <= high:
                 raise TableError(f"{key}: expected a number of seconds {low}..{high}")
             numbers[key] = float(value)
-        return cls(rules.to_dict(), tuple(seats), **numbers)
+        return cls(rules.to_dict(), tuple(seats), **numbers, hands=int(hands),
+                   changci=tier.key)
 
     def to_json(self) -> dict[str, Any]:
         return {"rules": self.rules, "seats": list(self.seats), "timer": self.timer,
                 "grace": self.grace, "bot_delay": self.bot_delay, "next_delay": self.next_delay,
-                "claim_window": self.claim_window}
+                "claim_window": self.claim_window, "hands": self.hands,
+                "changci": self.changci}
 
     @property
     def ruleset(self) -> Ruleset:
         return Ruleset.from_dict(self.rules)
 
     @property
+    def tier(self) -> Changci:
+        """The room's 场次."""
+        return changci(self.changci)
+
+    @property
     def standard_stakes(self) -> bool:
         """Whether the room plays its preset exactly — stakes (base, multiplier, escape
         bonus) and every scoring option (自摸 底 and 胡息, the 胡息 to win...); only the
-        醒家 seat may be added. Only such rooms count toward lifetime points, beans,
-        levels and ratings: no option a player chooses can buy a level."""
+        醒家 seat may be added, and the multiplier is the room's 场次's. Only such rooms
+        count toward lifetime points, beans, levels and ratings: no option a player
+        chooses can buy a level."""
         rules = self.ruleset
         standard = Ruleset.preset(rules.name) if rules.name in PRESETS else Ruleset()
+        standard = standard.replace(multiplier=self.tier.multiplier)
         return rules.replace(name=standard.name, xingjia=standard.xingjia) == standard
 
 
@@ -153,6 +185,7 @@ class SeatInfo:
     timeouts: int = 0
     tuoguan: bool = False
     last_seq: int = 0
+    level: dict[str, Any] | None = None  # the player's §8 level, set by the runtime
 
 
 @dataclass
@@ -174,6 +207,10 @@ class Table:
     last_summary: HandSummary | None = None
     last_hand: Hand | None = None
     hands_before: int = 0  # hands of the table's earlier matches (§3.1: a leaver ends one)
+    match_no: int = 1  # the table's matches, this one included
+    match_end: str | None = None  # why the match is over: "hands" (局数 reached), "left"
+    match_beans: list[int | None] = field(default_factory=list)  # beans moved, per seat
+    last_beans: list[int | None] = field(default_factory=list)  # ... in the last hand
     on_claim_point: Callable[[Hand], None] | None = field(default=None, compare=False,
                                                           repr=False)
     """Called with the hand at each of its claim points (see Hand.on_claim_point) while
@@ -182,6 +219,8 @@ class Table:
     def __post_init__(self) -> None:
         if not self.seats:
             self.seats = [SeatInfo(kind) for kind in self.config.seats]
+        self.match_beans = [None] * len(self.seats)
+        self.last_beans = [None] * len(self.seats)
         if self.match is None:
             # a placeholder: the first hand's shuffle draws the real first dealer (§3.1)
             self.match = Match(self.config.ruleset, seed=0, first_dealer=0)
@@ -322,10 +361,13 @@ class Table:
             self.last_hand = self.hand
             self.last_summary = self.match.history[-1]
             self.finished_shuffle = self.shuffle
+            self.match_end = "left" if self.match.over else self.match_end
         elif kind == "leave":
             self.match.leave(entry["seat"])
+            self.match_end = "left"
         elif kind == "settled":
             self.settled = int(entry["hand"])
+            self._book_beans(entry.get("beans"))
         else:
             raise TableError(f"unknown log entry {kind!r}")
         seat_no = entry.get("seat")
@@ -335,9 +377,12 @@ class Table:
 
     def _start(self, entry: dict[str, Any]) -> None:
         assert self.match is not None
-        if self.match.over:  # §3.1: a player left; this hand starts a new match
+        if self.match.over:  # §3.1: a player left (or 局数): this hand starts a new match
             self.hands_before += len(self.match.history)
             self.match = self.match.next_match(first_dealer=0)  # the shuffle draws it below
+            self.match_no += 1
+            self.match_end = None
+            self.match_beans = [None] * len(self.seats)
         first = not self.match.history and self.match.hand is None
         shuffle: Shuffle | LegacyShuffle
         if "seed" in entry:  # an older log: the server alone drew the seed
@@ -370,6 +415,51 @@ class Table:
         self.last_hand = self.hand
         self.last_summary = self.match.finish_hand()
         self.finished_shuffle = self.shuffle
+        if self.config.hands and len(self.match.history) >= self.config.hands:
+            self.match.over = True  # 局数 reached: the match ends with its 大结算
+            self.match_end = "hands"
+
+    def _book_beans(self, moved: dict[str, int] | None) -> None:
+        """The beans actually moved by the hand just settled (player id → beans, written
+        by the settlement; rules-notes N25), per match seat."""
+        self.last_beans = [None] * len(self.seats)
+        summary = self.last_summary
+        if not moved or summary is None:
+            return
+        seated = [*summary.players, *([summary.xingjia] if summary.xingjia is not None else [])]
+        for seat in seated:
+            player = self.seats[seat].player
+            if self.seats[seat].kind == "human" and str(player) in moved:
+                beans = int(moved[str(player)])
+                self.last_beans[seat] = beans
+                self.match_beans[seat] = (self.match_beans[seat] or 0) + beans
+
+    def match_summary(self) -> dict[str, Any] | None:
+        """The 大结算 of the match once it is over (局数 reached, or a player left): each
+        seat's total points, beans actually moved (None: a computer), wins and best hand.
+        Public: every total in it was shown hand by hand."""
+        assert self.match is not None
+        if not self.match.over or not self.match.history:
+            return None
+        rows = []
+        for seat, s in enumerate(self.seats):
+            best: dict[str, Any] | None = None
+            for h in self.match.history:
+                if seat in h.players or seat == h.xingjia:
+                    won = h.result.winner is not None and h.players[h.result.winner] == seat
+                    if best is None or h.points[seat] > best["points"]:
+                        best = {"hand": self.hands_before + h.number, "points": h.points[seat],
+                                "huxi": h.result.arrangement.huxi
+                                if won and h.result.arrangement is not None else None}
+            rows.append({"seat": seat, "kind": s.kind, "player": s.player,
+                         "nickname": s.nickname if s.kind == "human" else f"电脑 ({s.kind})",
+                         "points": self.match.points[seat], "beans": self.match_beans[seat],
+                         "wins": sum(1 for h in self.match.history if h.result.winner is not None
+                                     and h.players[h.result.winner] == seat),
+                         "best": best})
+        return {"match": self.match_no, "reason": self.match_end or "left",
+                "hands": len(self.match.history), "first_hand": self.hands_before + 1,
+                "seats": rows}
 
     def new_commit_entry(self) -> dict[str, Any]:
         """The server's secret for the next hand (live only, then logged)."""
@@ -438,6 +528,7 @@ class Table:
             "xingjia": self.match.xingjia,
             "rules": self.config.rules,
             "timer": self.config.timer,
+            **self._hall_view(),
         }
         body: dict[str, Any] = {"table": table, "you": match_seat,
                                 "next_shuffle": self._next_shuffle(match_seat)}
@@ -464,6 +555,38 @@ class Table:
         seen = {k: v for k, v in body.items() if k not in ("events", "events_from")}
         body["hash"] = _digest({**seen, "events_seen": body["events_from"] + len(body["events"])})
         return body
+
+    def _hall_view(self) -> dict[str, Any]:
+        """What the table view adds for the hall (issue 11): each seat's level, the 场次,
+        the match (局数), the last hand's settlement in match seats and the 大结算."""
+        assert self.match is not None
+        in_hand = self.hand is not None and not self.hand.ended
+        played = len(self.match.history) + (1 if in_hand else 0)
+        return {
+            "levels": [s.level if s.kind == "human" else None for s in self.seats],
+            "changci": self.config.tier.to_json(),
+            "match": {"number": self.match_no, "hands": self.config.hands, "played": played,
+                      "over": self.match.over},
+            "settlement": None if in_hand else self._settlement_view(),
+            "summary": self.match_summary(),
+        }
+
+    def _settlement_view(self) -> dict[str, Any] | None:
+        """The last finished hand for the settlement window, per match seat: who played
+        (the dealer first), the 醒家 who sat out, everyone's points (his share included),
+        the beans the rules give and those actually moved (None until settled, or for a
+        computer), and each seat's level title."""
+        summary = self.last_summary
+        if summary is None:
+            return None
+        rules = self.config.ruleset
+        settled = self.settled >= self.hands_before + summary.number
+        return {"hand": self.hands_before + summary.number, "dealer": summary.dealer,
+                "players": list(summary.players), "xingjia": summary.xingjia,
+                "points": list(summary.points),
+                "beans": [beans_of(p, rules) for p in summary.points],
+                "moved": list(self.last_beans) if settled else None,
+                "settled": settled}
 
     def _next_shuffle(self, match_seat: int | None) -> dict[str, Any] | None:
         """The next hand's published commitment, and whether this seat's value is in
