@@ -22,6 +22,8 @@ from test_server_protocol import Conn, connect
 
 pytest.importorskip("starlette")
 
+from paohuzi.server.economy import STARTING_BEANS
+
 
 def limits(**changes: Any) -> Any:
     from paohuzi.server.limits import Limits
@@ -153,7 +155,7 @@ def test_raised_stakes_count_toward_no_lifetime_points(srv):
     me, won = farm_once(srv, base=100, multiplier=1000)
     assert won >= 100  # the hand itself was played at the raised stakes
     assert me["games"], "the hand is recorded"
-    assert me["player"]["points"] == 0 and me["player"]["beans"] == 0
+    assert me["player"]["points"] == 0 and me["player"]["beans"] == STARTING_BEANS
     assert me["player"]["level"]["number"] == 1 and me["player"]["hands"] == 0
 
 

@@ -10,18 +10,19 @@ import httpx
 import pytest
 from server_util import live_server
 
+from paohuzi.core.options import catalog
 from paohuzi.game.record import replay
 from paohuzi.server.client import BotClient
+from paohuzi.server.economy import STARTING_BEANS
 
 pytest.importorskip("starlette")
 
+_XINGJIA = next(o for o in catalog()["options"] if o["key"] == "xingjia")["applies_to"]
 ROOMS: list[dict[str, Any]] = [
-    {"rules": "qq"},
-    {"rules": "changde"},
+    *({"rules": p["name"]} for p in catalog()["presets"]),  # every preset the core has
     {"rules": {"preset": "changde", "huayang": "full", "win_on_ti_wei": False}},
-    {"rules": "hunan"},
-    {"rules": "hunan", "xingjia": True},
-    {"rules": "two-player"},
+    *({"rules": name, "xingjia": True} for name in _XINGJIA),  # the 醒家, from the lobby
+    {"rules": "qq", "changci": "chuji", "hands": 4},
 ]
 
 
@@ -56,3 +57,15 @@ def test_a_quick_room_of_every_preset_plays_a_hand_to_settlement(srv, options):
     mine = result["points"][seats.index(0)] if 0 in seats else result["xingjia_points"]
     me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
     assert me["player"]["points"] == (mine if config.standard_stakes else 0)
+    # the settlement window's data: every seat (the 醒家's row too), beans actually moved
+    shown = srv.server.runtimes[code].table.view_for(0)["table"]
+    settlement = shown["settlement"]
+    assert settlement["settled"] and settlement["points"] == [
+        p if p is not None else result["xingjia_points"] for p in
+        [result["points"][seats.index(s)] if s in seats else None
+         for s in range(len(config.seats))]]
+    assert settlement["xingjia"] == (None if not rules.xingjia else
+                                     next(s for s in range(4) if s not in seats))
+    moved = settlement["moved"][0] if config.standard_stakes else 0
+    assert me["player"]["beans"] == STARTING_BEANS + (moved or 0)
+    assert shown["levels"][0]["title"] == me["player"]["level"]["title"]

@@ -15,6 +15,8 @@ from server_util import LiveServer, live_server
 
 pytest.importorskip("starlette")
 
+from paohuzi.server.economy import STARTING_BEANS
+
 
 @pytest.fixture
 def srv(tmp_path):
@@ -289,7 +291,7 @@ def test_leaving_mid_hand_pays_the_escape_penalty(srv):
         assert result["beans"][seat] == 5 * result["points"][seat]
         # A room at other than its preset's stakes never counts toward lifetime totals
         # (docs/protocol.md, "Stakes"): the game is recorded, the totals stay at zero.
-        assert me["player"]["points"] == me["player"]["beans"] == 0
+        assert me["player"]["points"] == 0 and me["player"]["beans"] == STARTING_BEANS
         assert me["games"] and me["games"][0]["reason"] == "escape"
         await conn.ws.close()
     asyncio.run(go())

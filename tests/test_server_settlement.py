@@ -16,6 +16,7 @@ pytest.importorskip("starlette")
 
 from paohuzi.server import runtime as runtime_module
 from paohuzi.server import settlement
+from paohuzi.server.economy import STARTING_BEANS
 from paohuzi.server.fairness import EntropyError, Shuffle
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server
@@ -391,7 +392,7 @@ def test_the_xingjia_share_reaches_his_totals_and_history(tmp_path):
         runtime = server.runtimes[table.code]
         ids = []
         for seat in range(4):
-            rec, _ = server.storage.create_player(f"p{seat}")
+            rec, _ = server.storage.create_player(f"p{seat}", beans=STARTING_BEANS)
             ids.append(rec.id)
             runtime.commit({"k": "sit", "seat": seat, "player": rec.id, "nickname": "p"})
         _deal(runtime)
@@ -404,7 +405,8 @@ def test_the_xingjia_share_reaches_his_totals_and_history(tmp_path):
         share = summary.points[table.match.xingjia]
         assert share == summary.result.xingjia_points > 0
         player = server.storage.player(xingjia)
-        assert player is not None and (player.points, player.beans) == (share, share)
+        assert player is not None and \
+            (player.points, player.beans) == (share, STARTING_BEANS + share)
         games = server.storage.games_of(xingjia)
         assert len(games) == 1
 

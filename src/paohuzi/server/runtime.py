@@ -181,7 +181,10 @@ class Runtime:
         except Exception as exc:  # the hand is settled; what is shown must not fail it
             log.error("table %s: after the settlement (%s)", self.table.code,
                       type(exc).__name__)
-        self._capture(self.frame(None, claim_point=False))
+        if _loop_running():
+            self._capture(self.frame(None, claim_point=False))
+        elif not self.delivery.pending:  # a direct call (a restore): shown as it is
+            self.delivery.current = self.frame(None, claim_point=False)
 
     def record_match(self) -> None:
         """Store the match's 大结算 once it is over and its last hand settled (once)."""
