@@ -97,6 +97,11 @@ const TEXT = {
   evShow: { zh: "翻出", en: "shows" },
   evDiscard: { zh: "打出", en: "discards" },
   evPile: { zh: "弃", en: "to the pile:" },
+  // hall
+  hallRelief: { zh: "领取救济豆", en: "Daily relief" },
+  hallChangci: { zh: "场次", en: "Stake room" },
+  hallHands: { zh: "局数", en: "Hands per match" },
+  hallLeaderboard: { zh: "排行榜", en: "Leaderboard" },
 } as const;
 
 export type Key = keyof typeof TEXT;

@@ -1,11 +1,97 @@
-// The lobby: nickname, play the computer, create or join a room, your record and past games.
+// The lobby: nickname, play the computer, create or join a room, your record, past games
+// and the leaderboard. Every preset, rule option, room option, 场次 and computer player
+// comes from GET /api/presets (docs/protocol.md): nothing about the rules is written here.
 
-import { createRoom, me, quickRoom, register } from "./api";
+import { createRoom, me, register, token, type Json } from "./api";
 import { el } from "./cards";
-import { t } from "./i18n";
+import { currentLang, t } from "./i18n";
+
+type Label = { zh: string; en: string };
+type Choice = { value: string | number; label: Label };
+interface OptionSpec {
+  key: string;
+  kind: string; // int, bool, choice, text (rule options); number, choice (room options)
+  label: Label;
+  doc?: string;
+  default: Json; // per preset for rule options, one value for room options
+  applies_to?: string[];
+  low?: number;
+  high?: number;
+  choices?: Choice[];
+  seats?: "count" | "adds";
+}
+interface Catalog {
+  presets: { name: string; label: Label; rules: Record<string, Json> }[];
+  options: OptionSpec[];
+  room_options: OptionSpec[];
+  changci: { key: string; title: string; english: string; multiplier: number; entry: number }[];
+  levels: { number: number; title: string; english: string; min_points: number }[];
+  computers: Choice[];
+  economy: { starting_beans: number; relief: number; relief_below: number };
+}
+
+const say = (label: Label): string => label[currentLang()];
+
+async function getJson(path: string, body?: object): Promise<Json> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  const tok = token();
+  if (tok) headers.authorization = `Bearer ${tok}`;
+  const reply = await fetch(path, { method: body ? "POST" : "GET", headers, body: body ? JSON.stringify(body) : undefined });
+  const data = await reply.json();
+  if (!reply.ok) throw new Error(data.error || reply.statusText);
+  return data;
+}
+
+/** One input for an option: a number field, a checkbox or a choice list. */
+function inputFor(spec: OptionSpec, name: string): HTMLInputElement | HTMLSelectElement {
+  if (spec.kind === "bool") return el("input", { name, type: "checkbox" }) as HTMLInputElement;
+  if (spec.choices) {
+    const select = el("select", { name }) as HTMLSelectElement;
+    for (const c of spec.choices) select.append(el("option", { value: String(c.value) }, say(c.label)));
+    return select;
+  }
+  const attrs: Record<string, string> = { name, type: "number" };
+  if (spec.low !== undefined) attrs.min = String(spec.low);
+  if (spec.high !== undefined) attrs.max = String(spec.high);
+  if (spec.kind === "number") attrs.step = "any";
+  return el("input", attrs) as HTMLInputElement;
+}
+
+function setValue(input: HTMLInputElement | HTMLSelectElement, value: Json): void {
+  if (input instanceof HTMLInputElement && input.type === "checkbox") input.checked = Boolean(value);
+  else input.value = String(value);
+}
+
+function valueOf(spec: OptionSpec, input: HTMLInputElement | HTMLSelectElement): Json {
+  if (input instanceof HTMLInputElement && input.type === "checkbox") return input.checked;
+  if (spec.kind === "int" || spec.kind === "number") return Number(input.value);
+  const choice = spec.choices?.find((c) => String(c.value) === input.value);
+  return choice ? choice.value : input.value;
+}
+
+function presetSelect(cat: Catalog, name: string): HTMLSelectElement {
+  const select = el("select", { name }) as HTMLSelectElement;
+  for (const p of cat.presets) select.append(el("option", { value: p.name }, say(p.label)));
+  return select;
+}
+
+function changciLabel(c: Catalog["changci"][number]): string {
+  const title = currentLang() === "zh" ? c.title : c.english;
+  return `${title} ×${c.multiplier}` + (c.entry ? ` (≥${c.entry})` : "");
+}
+
+function roomOption(cat: Catalog, key: string, name: string): [OptionSpec, HTMLInputElement | HTMLSelectElement] {
+  const spec = cat.room_options.find((o) => o.key === key) as OptionSpec;
+  const input = inputFor(spec, name);
+  if (key === "changci") {
+    input.replaceChildren(...cat.changci.map((c) => el("option", { value: c.key }, changciLabel(c))));
+  }
+  setValue(input, spec.default);
+  return [spec, input];
+}
 
 export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Promise<void> {
-  const data = await me();
+  const [data, cat] = await Promise.all([me(), getJson("/api/presets") as Promise<Catalog>]);
   root.replaceChildren();
   const top = el("nav", { class: "topbar" }, el("h1", {}, t("title")));
   const lang = el("button", { class: "btn btn-lang", "data-name": "lang" }, t("language"));
@@ -31,51 +117,121 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
     return;
   }
   const p = data.player;
-  root.append(
-    el(
-      "section",
-      { class: "card-panel profile" },
-      el("h2", { class: "nickname" }, p.nickname),
-      el("p", {}, `${p.level.title} (${p.level.english}) · ${t("points")} `, el("b", { class: "my-points" }, String(p.points)), ` · ${t("beans")} ${p.beans} · ${t("rating")} ${p.rating.ordinal.toFixed(1)}`),
-    ),
+  const profile = el(
+    "section",
+    { class: "card-panel profile" },
+    el("h2", { class: "nickname" }, p.nickname),
+    el("p", {}, `${say({ zh: p.level.title, en: p.level.english })} · ${t("points")} `, el("b", { class: "my-points" }, String(p.points)), ` · ${t("beans")} `, el("b", { class: "my-beans" }, String(p.beans)), ` · ${t("rating")} ${p.rating.ordinal.toFixed(1)}`),
   );
+  if (p.beans < cat.economy.relief_below) {
+    const relief = el("button", { class: "btn btn-relief", "data-name": "relief" }, `${t("hallRelief")} +${cat.economy.relief}`);
+    relief.addEventListener("click", async () => {
+      try {
+        await getJson("/api/relief", {});
+        await mountLobby(root, rerenderAll);
+      } catch (e) {
+        fail(e);
+      }
+    });
+    profile.append(relief);
+  }
+  root.append(profile);
+
+  // ---- play the computer: any preset (the 醒家 where it applies), any 场次 and 局数
+  const quickPreset = presetSelect(cat, "quick-preset");
+  const xingjiaSpec = cat.options.find((o) => o.key === "xingjia");
+  const quickXingjia = el("input", { name: "quick-xingjia", type: "checkbox" }) as HTMLInputElement;
+  const quickXingjiaLabel = el("label", {}, xingjiaSpec ? say(xingjiaSpec.label) : "醒家", quickXingjia);
+  const showXingjia = () => {
+    quickXingjiaLabel.hidden = !xingjiaSpec?.applies_to?.includes(quickPreset.value);
+  };
+  quickPreset.addEventListener("change", showXingjia);
+  showXingjia();
   const level = el("select", { name: "level" }) as HTMLSelectElement;
-  for (const lv of ["easy", "normal", "hard"] as const) level.append(el("option", { value: lv }, t(lv)));
+  for (const c of cat.computers) level.append(el("option", { value: String(c.value) }, say(c.label)));
   level.value = "normal";
+  const [, quickChangci] = roomOption(cat, "changci", "quick-changci");
+  const [, quickHands] = roomOption(cat, "hands", "quick-hands");
   const quick = el("button", { class: "btn btn-quick", "data-name": "quick" }, t("playComputer"));
   quick.addEventListener("click", async () => {
     try {
-      location.hash = `#/room/${await quickRoom(level.value)}`;
+      const options: Record<string, Json> = { rules: quickPreset.value, changci: quickChangci.value, hands: Number(quickHands.value) };
+      if (!quickXingjiaLabel.hidden && quickXingjia.checked) options.xingjia = true;
+      location.hash = `#/room/${(await getJson("/api/rooms/quick", { level: level.value, ...options })).code}`;
     } catch (e) {
       fail(e);
     }
   });
-  root.append(el("section", { class: "card-panel" }, el("label", {}, t("level"), level), quick));
+  root.append(
+    el(
+      "section",
+      { class: "card-panel" },
+      el("label", {}, t("preset"), quickPreset),
+      quickXingjiaLabel,
+      el("label", {}, t("level"), level),
+      el("label", {}, t("hallChangci"), quickChangci),
+      el("label", {}, t("hallHands"), quickHands),
+      quick,
+    ),
+  );
 
-  const preset = el("select", { name: "preset" }) as HTMLSelectElement;
-  for (const name of ["qq", "changde", "hunan", "two-player"]) preset.append(el("option", { value: name }, name));
-  const base = el("input", { name: "base", type: "number", value: "3", min: "1", max: "100" }) as HTMLInputElement;
-  const mult = el("input", { name: "multiplier", type: "number", value: "1", min: "1", max: "1000" }) as HTMLInputElement;
-  const timer = el("input", { name: "timer", type: "number", value: "20", min: "3" }) as HTMLInputElement;
-  const seatSelects = [0, 1, 2].map((i) => {
-    const s = el("select", { name: `seat${i}` }) as HTMLSelectElement;
-    s.append(el("option", { value: "human" }, t("human")));
-    for (const lv of ["easy", "normal", "hard"] as const) s.append(el("option", { value: lv }, `${t("computer")} · ${t(lv)}`));
-    s.value = i === 0 ? "human" : "normal";
-    return s;
+  // ---- create a room: every option of the chosen preset, the others hidden
+  const preset = presetSelect(cat, "preset");
+  const ruleInputs = cat.options.map((spec) => {
+    const input = inputFor(spec, spec.key);
+    const label = el("label", { title: spec.doc ?? "" }, say(spec.label), input);
+    return { spec, input, label };
   });
+  const roomInputs = cat.room_options.map((spec) => {
+    const [, input] = roomOption(cat, spec.key, spec.key);
+    return { spec, input, label: el("label", {}, say(spec.label), input) };
+  });
+  const seatBox = el("div", { class: "seats" });
+  let seatSelects: HTMLSelectElement[] = [];
+  const seatCount = (): number => {
+    let seats = 0;
+    for (const { spec, input, label } of ruleInputs) {
+      if (label.hidden) continue;
+      const value = valueOf(spec, input);
+      if (spec.seats === "count") seats += Number(value);
+      if (spec.seats === "adds" && value === true) seats += 1;
+    }
+    return seats;
+  };
+  const drawSeats = () => {
+    const kept = seatSelects.map((s) => s.value);
+    seatSelects = Array.from({ length: seatCount() }, (_, i) => {
+      const s = el("select", { name: `seat${i}` }) as HTMLSelectElement;
+      s.append(el("option", { value: "human" }, t("human")));
+      for (const c of cat.computers) s.append(el("option", { value: String(c.value) }, `${t("computer")} · ${say(c.label)}`));
+      s.value = kept[i] ?? (i === 0 ? "human" : "normal");
+      return s;
+    });
+    seatBox.replaceChildren(...seatSelects.map((s, i) => el("label", {}, `${t("seat")} ${i}`, s)));
+  };
+  const showPreset = () => {
+    const rules = cat.presets.find((x) => x.name === preset.value)?.rules ?? {};
+    for (const { spec, input, label } of ruleInputs) {
+      label.hidden = !(spec.applies_to ?? []).includes(preset.value);
+      setValue(input, rules[spec.key]);
+    }
+    drawSeats();
+  };
+  preset.addEventListener("change", showPreset);
+  for (const { input } of ruleInputs) input.addEventListener("change", drawSeats);
+  showPreset();
   const create = el("button", { class: "btn btn-create", "data-name": "create" }, t("create"));
   create.addEventListener("click", async () => {
-    const players = preset.value === "two-player" ? 2 : 3;
+    const defaults = cat.presets.find((x) => x.name === preset.value)?.rules ?? {};
+    const rules: Record<string, Json> = { preset: preset.value };
+    for (const { spec, input, label } of ruleInputs) {
+      const value = valueOf(spec, input);
+      if (!label.hidden && value !== defaults[spec.key]) rules[spec.key] = value; // only what changed
+    }
+    const options: Record<string, Json> = { rules, seats: seatSelects.map((s) => s.value) };
+    for (const { spec, input } of roomInputs) options[spec.key] = valueOf(spec, input);
     try {
-      const code = await createRoom({
-        rules: preset.value,
-        base: Number(base.value),
-        multiplier: Number(mult.value),
-        timer: Number(timer.value),
-        seats: seatSelects.slice(0, players).map((s) => s.value),
-      });
-      location.hash = `#/room/${code}`;
+      location.hash = `#/room/${await createRoom(options)}`;
     } catch (e) {
       fail(e);
     }
@@ -86,13 +242,13 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
       { class: "card-panel" },
       el("h3", {}, t("createRoom")),
       el("label", {}, t("preset"), preset),
-      el("label", {}, t("base"), base),
-      el("label", {}, t("multiplier"), mult),
-      el("label", {}, t("timer"), timer),
-      ...seatSelects.map((s, i) => el("label", {}, `${t("seat")} ${i}`, s)),
+      ...ruleInputs.map((r) => r.label),
+      ...roomInputs.map((r) => r.label),
+      seatBox,
       create,
     ),
   );
+
   const codeInput = el("input", { name: "code", placeholder: t("roomCode") }) as HTMLInputElement;
   const join = el("button", { class: "btn btn-join", "data-name": "join" }, t("join"));
   join.addEventListener("click", () => codeInput.value && (location.hash = `#/room/${codeInput.value.trim()}`));
@@ -103,4 +259,20 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
     games.append(el("li", {}, el("a", { href: `#/replay/${g.id}` }, `#${g.id.slice(0, 6)} ${g.reason} ${g.points?.join(" / ") ?? ""}`)));
   }
   root.append(el("section", { class: "card-panel" }, el("h3", {}, t("pastGames")), games));
+
+  // ---- the leaderboard, by points or beans
+  const board = el("ol", { class: "leaderboard" });
+  const by = el("select", { name: "leaderboard-by" }) as HTMLSelectElement;
+  by.append(el("option", { value: "points" }, t("points")), el("option", { value: "beans" }, t("beans")));
+  const showBoard = async () => {
+    try {
+      const rows = (await getJson(`/api/leaderboard?by=${by.value}&limit=20`)).players as Json[];
+      board.replaceChildren(...rows.map((r) => el("li", {}, `${r.nickname} · ${say({ zh: r.level.title, en: r.level.english })} · ${t("points")} ${r.points} · ${t("beans")} ${r.beans}`)));
+    } catch (e) {
+      fail(e);
+    }
+  };
+  by.addEventListener("change", showBoard);
+  root.append(el("section", { class: "card-panel" }, el("h3", {}, t("hallLeaderboard")), by, board));
+  await showBoard();
 }
