@@ -1,0 +1,12 @@
+"""A research environment (issue 15): 跑胡子 as a PettingZoo AEC environment and a
+Gymnasium single-agent environment, for every preset.
+
+It needs the ``rl`` extra (numpy, pettingzoo, gymnasium); nothing outside this package
+imports it. docs/rl.md describes the action space, the observation and the rewards.
+"""
+
+from paohuzi.rl.actions import CHI_PLANS, N_ACTIONS, ActionIndexError, action_name
+from paohuzi.rl.env import PaohuziEnv, env, raw_env
+
+__all__ = ["CHI_PLANS", "N_ACTIONS", "ActionIndexError", "PaohuziEnv", "action_name", "env",
+           "raw_env"]
