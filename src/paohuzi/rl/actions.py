@@ -106,14 +106,29 @@ _BY_INDEX: Final[list[Action]] = [Discard(card) for card in ALL_CARDS] + [Peng()
 
 def index_of(action: Action, card: int | None) -> int:
     """The index of ``action``; ``card``: the card on the table (needed for a 吃)."""
-    found = _SIMPLE.get(action)
-    if found is not None:
-        return found
-    if isinstance(action, Chi) and card is not None:
-        found = _CHI_INDEX.get((card, action))
-        if found is not None:
-            return found
+    kind = type(action)  # dispatch on the type: hashing a dataclass action is slow
+    if kind is Discard:
+        assert isinstance(action, Discard)
+        return DISCARD + action.card
+    if kind is Chi and card is not None:
+        assert isinstance(action, Chi)
+        found = _chi_seen.get(id(action))
+        if found is not None and found[0] is action and found[1] == card:
+            return found[2]
+        index = _CHI_INDEX.get((card, action))
+        if index is not None:
+            if len(_chi_seen) > 100_000:
+                _chi_seen.clear()
+            _chi_seen[id(action)] = (action, card, index)
+            return index
+    found_simple = _SIMPLE.get(action)
+    if found_simple is not None:
+        return found_simple
     raise ActionIndexError(f"{action.text} (on card {card!r}) has no index in the space")
+
+
+_chi_seen: dict[int, tuple[Chi, int, int]] = {}
+"""Index of each 吃 action object seen (the engine reuses them), checked by identity."""
 
 
 def action_of(index: int, card: int | None) -> Action:
