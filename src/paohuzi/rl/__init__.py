@@ -7,6 +7,7 @@ imports it. docs/rl.md describes the action space, the observation and the rewar
 
 from paohuzi.rl.actions import CHI_PLANS, N_ACTIONS, ActionIndexError, action_name
 from paohuzi.rl.env import PaohuziEnv, env, raw_env
+from paohuzi.rl.single import PaohuziSingleEnv
 
-__all__ = ["CHI_PLANS", "N_ACTIONS", "ActionIndexError", "PaohuziEnv", "action_name", "env",
+__all__ = ["CHI_PLANS", "N_ACTIONS", "ActionIndexError", "PaohuziEnv", "PaohuziSingleEnv", "action_name", "env",
            "raw_env"]

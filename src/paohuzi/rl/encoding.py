@@ -31,12 +31,13 @@ then for each slot ::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from paohuzi.core.cards import COPIES, KINDS
-from paohuzi.core.groups import GroupKind
+from paohuzi.core.groups import Group, GroupKind
 from paohuzi.core.kinds import ClaimContext
 from paohuzi.game.view import Observation
 
@@ -101,6 +102,7 @@ class Layout:
         self._sentences, self._triples, self._quads, self._pile = (
             so["sentences"], so["triples"], so["quads"], so["pile"])
         self._hidden_wei, self._xingjia = so["hidden_wei"], so["xingjia"]
+        self._blocks: dict[tuple[Any, ...], tuple[bytes, tuple[Group | None, ...]]] = {}
 
     def slot_offset(self, slot: int) -> int:
         """Where the block of ``slot`` starts (0: the observer)."""
@@ -146,8 +148,26 @@ class Layout:
         return np.frombuffer(vec, dtype=np.uint8).astype(np.float32)
 
     def _encode_seat(self, vec: bytearray, obs: Observation, seat: int, base: int) -> None:
-        sentences, triples, quads = base + self._sentences, base + self._triples, \
-            base + self._quads
+        melds, pile = obs.melds[seat], obs.piles[seat]
+        # A seat's block changes only when its visible table, its pile, its hand size or
+        # its 相公 flag does: reuse it. The cached melds keep their groups alive, so the
+        # ids in the key cannot be taken by other groups meanwhile.
+        key = (seat, tuple(map(id, melds)), len(pile), obs.hand_sizes[seat],
+               obs.xianggong[seat])
+        found = self._blocks.get(key)
+        if found is None:
+            if len(self._blocks) > 4096:
+                self._blocks.clear()
+            found = self._blocks[key] = (self._seat_block(obs, seat), melds)
+        vec[base: base + self.slot_size] = found[0]
+
+    def clear(self) -> None:
+        """Forget the blocks reused within a hand (call it when a new hand starts)."""
+        self._blocks.clear()
+
+    def _seat_block(self, obs: Observation, seat: int) -> bytes:
+        vec = bytearray(self.slot_size)
+        sentences, triples, quads = self._sentences, self._triples, self._quads
         hidden = huxi = 0
         for meld in obs.melds[seat]:
             if meld is None:
@@ -162,8 +182,9 @@ class Layout:
             else:
                 for c in meld.cards:
                     vec[sentences + c] += 1
-        pile = base + self._pile
+        pile = self._pile
         for c in obs.piles[seat]:
             vec[pile + c] += 1
-        at = base + self._hidden_wei  # hidden_wei, table_huxi, hand_size, xianggong
+        at = self._hidden_wei  # hidden_wei, table_huxi, hand_size, xianggong
         vec[at: at + 4] = bytes((hidden, huxi, obs.hand_sizes[seat], obs.xianggong[seat]))
+        return bytes(vec)

@@ -119,6 +119,7 @@ class PaohuziEnv(AECEnv):  # type: ignore[misc]
             raise ValueError("the hand has already ended")
         self.hand = hand
         self._cache.clear()
+        self.layout.clear()
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
@@ -158,20 +159,30 @@ class PaohuziEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        hand = self.hand
-        assert hand is not None
-        index = self.possible_agents.index(agent)
-        legal = self._view(index)[1]
+        legal = self._view(self.possible_agents.index(agent))[1]
         chosen = legal.get(int(action)) if action is not None else None
         if chosen is None:
             what = "no action" if action is None else f"action {action} ({action_name(action)})"
             raise IllegalActionError(
                 f"{agent} may not take {what} now; legal: "
                 f"{', '.join(str(i) for i in sorted(legal))}")
-        self._cumulative_rewards[agent] = 0
-        seat = self.seat_of_agent[index]
+        self._apply(agent, chosen)
+
+    def step_action(self, action: Action) -> None:
+        """Step the selected agent with an engine action (as a built-in player gives it);
+        the engine checks it (:class:`IllegalActionError`, nothing changes)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            raise IllegalActionError(f"{agent} has no decision: the hand has ended")
+        self._apply(agent, action)
+
+    def _apply(self, agent: str, action: Action) -> None:
+        hand = self.hand
+        assert hand is not None
+        seat = self.seat_of_agent[self.possible_agents.index(agent)]
         assert seat is not None
-        hand.act(seat, chosen)
+        hand.act(seat, action)
+        self._cumulative_rewards[agent] = 0
         self._cache.clear()
         if hand.phase is Phase.ENDED:
             self._finish(hand)
