@@ -9,5 +9,5 @@ from paohuzi.rl.actions import CHI_PLANS, N_ACTIONS, ActionIndexError, action_na
 from paohuzi.rl.env import PaohuziEnv, env, raw_env
 from paohuzi.rl.single import PaohuziSingleEnv
 
-__all__ = ["CHI_PLANS", "N_ACTIONS", "ActionIndexError", "PaohuziEnv", "PaohuziSingleEnv", "action_name", "env",
-           "raw_env"]
+__all__ = ["CHI_PLANS", "N_ACTIONS", "ActionIndexError", "PaohuziEnv", "PaohuziSingleEnv",
+           "action_name", "env", "raw_env"]

@@ -31,7 +31,7 @@ agent's points of the settlement (:attr:`HandResult.points`, the 醒家's
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -54,7 +54,8 @@ class PaohuziEnv(AECEnv):  # type: ignore[misc]
     """A PettingZoo AEC environment of one hand (``rules``: a preset name or a
     :class:`Ruleset`)."""
 
-    metadata = {"name": "paohuzi_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "paohuzi_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, rules: Ruleset | str = "qq", render_mode: str | None = None) -> None:
         super().__init__()

@@ -47,7 +47,7 @@ class PaohuziSingleEnv(gym.Env[ObsDict, int]):
     """One seat (agent index ``seat``) against built-in players (``opponents``: one name for
     every other seat, or one per agent, the learner's entry ignored)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium declares it so)
 
     def __init__(self, rules: Ruleset | str = "qq", opponents: str | Sequence[str] = "heuristic",
                  seat: int = 0, illegal: Literal["raise", "replace"] = "raise",
