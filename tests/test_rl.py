@@ -18,7 +18,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 from paohuzi.core.chi import chi_options_counts  # noqa: E402
 from paohuzi.core.kinds import ClaimContext  # noqa: E402
 from paohuzi.core.rules import PRESETS, Ruleset  # noqa: E402
-from paohuzi.game.engine import Hand, IllegalActionError  # noqa: E402
+from paohuzi.game.engine import Hand, IllegalActionError, PositionError  # noqa: E402
 from paohuzi.game.resample import resample_hand  # noqa: E402
 from paohuzi.game.view import Observation, observe  # noqa: E402
 from paohuzi.rl.actions import (  # noqa: E402
@@ -117,6 +117,18 @@ def test_bad_indices_are_refused_clearly() -> None:
     assert env.hand.state_key() == before
 
 
+def test_a_given_hand_is_checked() -> None:
+    env = PaohuziEnv("qq")
+    with pytest.raises(PositionError, match="other rules"):
+        env.start(Hand.from_seed(1, Ruleset.preset("two-player")))
+    with pytest.raises(PositionError, match="dealer"):
+        env.start(Hand.from_seed(1, Ruleset(), dealer=1))
+    with pytest.raises(PositionError, match="agent index"):
+        env.start(Hand.from_seed(1, Ruleset()), dealer=3)
+    env.start(Hand.from_seed(1, Ruleset()), dealer=2)
+    assert env.agent_of_seat == [2, 0, 1] and env.agents == env.possible_agents
+
+
 def test_seating_puts_the_xingjia_opposite_the_dealer() -> None:
     env = PaohuziEnv(rules_of("hunan+xingjia"))
     seen = set()
@@ -156,9 +168,7 @@ def test_observation_never_tells_hidden_cards(name: str) -> None:
             seat = view.seat
             redealt = resample_hand(view, rng)
             twin = PaohuziEnv(rules)
-            twin.xingjia, twin.agent_of_seat = env.xingjia, env.agent_of_seat
-            twin.seat_of_agent, twin._slots = env.seat_of_agent, env._slots
-            twin.start(redealt)
+            twin.start(redealt, dealer=env.agent_of_seat[0])
             for key in ("observation", "action_mask"):
                 assert np.array_equal(twin.observe(agent)[key], obs[key]), key
             other = env.possible_agents[env.agent_of_seat[(seat + 1) % rules.players]]

@@ -40,7 +40,7 @@ from pettingzoo import AECEnv
 
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.actions import Action
-from paohuzi.game.engine import Hand, IllegalActionError, Phase
+from paohuzi.game.engine import Hand, IllegalActionError, Phase, PositionError
 from paohuzi.game.view import observe
 from paohuzi.rl.actions import N_ACTIONS, action_name, index_of
 from paohuzi.rl.encoding import Layout
@@ -74,6 +74,7 @@ class PaohuziEnv(AECEnv):  # type: ignore[misc]
         self._obs_spaces = {a: obs_space for a in self.possible_agents}
         self._act_spaces = {a: act_space for a in self.possible_agents}
         self._rng = random.Random()
+        self._seat_agents(0)
         self.hand: Hand | None = None
         self._cache: dict[int, tuple[ObsDict, dict[int, Action]]] = {}
 
@@ -108,16 +109,23 @@ class PaohuziEnv(AECEnv):  # type: ignore[misc]
             hand = Hand.from_seed(self._rng.getrandbits(63), self.rules)
             if not hand.ended:
                 break
-        self._seat_agents(dealer)
-        self.start(hand)
+        self.start(hand, dealer)
 
-    def start(self, hand: Hand) -> None:
-        """Play ``hand`` (dealt for these rules, hand seat 0 the dealer, not ended) from
-        where it is, keeping the seating of the last reset."""
+    def start(self, hand: Hand, dealer: int | None = None) -> None:
+        """Play ``hand`` (for these rules, hand seat 0 the dealer, not ended) from where it
+        is: a given deal, or a position (``Hand.resume``). ``dealer``: the dealer's agent
+        index (default: keep the seating of the last reset)."""
         if hand.rules != self.rules:
-            raise ValueError("the hand is dealt for other rules than the environment's")
+            raise PositionError("the hand is played by other rules than the environment's")
         if hand.ended:
-            raise ValueError("the hand has already ended")
+            raise PositionError("the hand has already ended")
+        if hand.dealer != 0:
+            raise PositionError(f"hand seat 0 must be the dealer, not seat {hand.dealer}")
+        if dealer is not None:
+            if not isinstance(dealer, int) or not 0 <= dealer < self.n_seats:
+                raise PositionError(f"dealer must be an agent index 0..{self.n_seats - 1}, "
+                                    f"got {dealer!r}")
+            self._seat_agents(dealer)
         self.hand = hand
         self._cache.clear()
         self.layout.clear()
