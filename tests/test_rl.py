@@ -283,3 +283,14 @@ def test_hands_nobody_decides_are_dealt_again() -> None:
     env._rng = Fixed(1)
     env.reset()
     assert not env.hand.ended and env.hand.deal.seed != seed
+
+
+def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rl.md").read_text("utf-8")
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    scope: dict[str, object] = {}
+    exec(compile(code, "docs/rl.md", "exec"), scope)
+    assert "discard" in capsys.readouterr().out
+    assert scope["done"] is True and isinstance(scope["reward"], float)
