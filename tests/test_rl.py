@@ -244,6 +244,7 @@ def test_single_agent_env_plays_against_builtin_players() -> None:
         done = False
         while not done:
             assert obs["action_mask"].any()
+            assert (env.action_masks() == obs["action_mask"].astype(bool)).all()
             obs, reward, done, truncated, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
             assert not truncated
         hand = env.aec.hand

@@ -117,5 +117,9 @@ class PaohuziSingleEnv(gym.Env[ObsDict, int]):
         reward = float(aec._cumulative_rewards[self.agent]) if ended else 0.0
         return aec.observe(self.agent), reward, ended, False, info
 
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal actions now, as booleans (the name sb3-contrib's maskable agents call)."""
+        return self.aec.observe(self.agent)["action_mask"].astype(bool)
+
     def render(self) -> str | None:
         return self.aec.render()
