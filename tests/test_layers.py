@@ -1,7 +1,9 @@
 """The package's layers (README, "Layout"), checked on the sources with ``ast``.
 
-core <- game <- players <- apps; the server may use them all. The rules core uses the
-standard library only; ``import paohuzi`` loads the core and nothing else.
+core <- game <- players <- apps; the server may use them all. The research environment
+(rl) sits on the players, and numpy, PettingZoo and Gymnasium (the ``rl`` extra) are
+imported there only. The rules core uses the standard library only; ``import paohuzi``
+loads the core and nothing else.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ ALLOWED = {
     "game": {"core", "game"},
     "players": {"core", "game", "players"},
     "apps": {"core", "game", "players", "apps"},
+    "rl": {"core", "game", "players", "rl"},
 }
 """The layers each layer may import from (the server, the top layer, may import all)."""
 
@@ -30,6 +33,9 @@ LAZY_SERVER = {"paohuzi.apps.cli"}
 
 LAZY_THIRD_PARTY = {("paohuzi.players.arena", "matplotlib")}
 """Outside the server, the only third-party imports: (module, package), inside a function."""
+
+THIRD_PARTY = {"rl": {"numpy", "pettingzoo", "gymnasium"}}
+"""Third-party packages a layer may import anywhere (the ``rl`` extra, in ``paohuzi.rl``)."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,8 @@ def violations(module: str, source: str) -> list[str]:
         if target is None:
             if top in sys.stdlib_module_names or top == "__future__":
                 continue
+            if top in THIRD_PARTY.get(layer, ()):
+                continue
             if not (imp.lazy and (module, top) in LAZY_THIRD_PARTY):
                 wrong.append(f"{where}: not the standard library")
         elif target not in allowed and not (
@@ -147,6 +155,13 @@ def test_every_module_is_in_a_layer() -> None:
      "apps may import only"),
     ("paohuzi.apps.cli", "from paohuzi.server.serve import main", "apps may import only"),
     ("paohuzi", "from paohuzi.game.engine import Hand", "the root may import only"),
+    ("paohuzi.core.rules", "from paohuzi.rl.env import PaohuziEnv", "core may import only"),
+    ("paohuzi.game.engine", "def f():\n    import paohuzi.rl", "game may import only"),
+    ("paohuzi.players.heuristic", "from paohuzi.rl import env", "players may import only"),
+    ("paohuzi.players.heuristic", "import numpy", "not the standard library"),
+    ("paohuzi.core.cards", "def f():\n    import numpy", "not the standard library"),
+    ("paohuzi.rl.env", "from paohuzi.apps.cli import main", "rl may import only"),
+    ("paohuzi.rl.env", "import torch", "not the standard library"),
 ])
 def test_checker_finds_a_wrong_import(module: str, source: str, wanted: str) -> None:
     found = violations(module, source)
@@ -157,6 +172,8 @@ def test_checker_finds_a_wrong_import(module: str, source: str, wanted: str) -> 
     ("paohuzi.apps.cli", "def f():\n    from paohuzi.server.serve import main"),
     ("paohuzi.players.arena", "def f():\n    import matplotlib"),
     ("paohuzi.game.engine", "from paohuzi import Card\nfrom paohuzi.core import cards"),
+    ("paohuzi.rl.env", "import numpy as np\nfrom pettingzoo import AECEnv\n"
+                       "from gymnasium import spaces\nfrom paohuzi.players import make_player"),
 ])
 def test_checker_allows_what_the_layers_allow(module: str, source: str) -> None:
     assert violations(module, source) == []
