@@ -6,10 +6,10 @@
 (2, 20)
 >>> Ruleset.preset("qq").replace(min_huxi=18).min_huxi
 18
->>> Ruleset.preset("mahjong")
+>>> Ruleset.preset("mahjong")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-paohuzi.core.errors.RulesetError: unknown preset 'mahjong'; presets: qq, changde, hunan, two-player, luzhou
+paohuzi.core.errors.RulesetError: unknown preset 'mahjong'; presets: qq, changde, ..., luzhou
 >>> lz = Ruleset.preset("luzhou")
 >>> lz.seats, lz.players, lz.min_huxi, lz.huxi.name
 (4, 3, 10, 'luzhou')
