@@ -58,7 +58,7 @@ def test_s9_1_preset_options_and_seat_forms() -> None:
     assert Ruleset.from_dict(rules.to_dict()) == rules
     with pytest.raises(RulesetError, match="luzhou_mode must be one of deng, hongwu"):
         Ruleset.preset("luzhou", luzhou_mode="kaikai")  # the third mode has no table
-    with pytest.raises(RulesetError, match="min_huxi must be an integer 10..30"):
+    with pytest.raises(RulesetError, match=r"min_huxi must be an integer 10\.\.30"):
         Ruleset.preset("luzhou", min_huxi=9)
 
 

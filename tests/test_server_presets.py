@@ -22,6 +22,9 @@ ROOMS: list[dict[str, Any]] = [
     {"rules": "hunan"},
     {"rules": "hunan", "xingjia": True},
     {"rules": "two-player"},
+    {"rules": "luzhou"},  # 4 seats: the 坐底 sits out, paid nothing
+    {"rules": {"preset": "luzhou", "players": 3}},
+    {"rules": {"preset": "luzhou", "players": 2, "luzhou_mode": "deng"}},
 ]
 
 
