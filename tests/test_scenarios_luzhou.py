@@ -236,6 +236,13 @@ def test_s9_1_table_groups_in_the_engine_score_by_luzhou() -> None:
     assert QQ_HUXI is Ruleset().huxi
 
 
+def test_s9_1_names_are_labels_only() -> None:
+    labels = seat_view(play(DEAL_DIHU, [], rules="luzhou"), 1)["labels"]
+    assert (labels["ti"], labels["pao"], labels["sentence"], labels["peng"]) == (
+        "垅", "招", "列", "碰")
+    assert "labels" not in seat_view(play(DEAL_DIHU, [], rules="qq"), 1)  # the standard names
+
+
 # ---- winning: 10 胡息, on a discard, 地胡 -------------------------------------------------
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "HUXI_TABLE",
     "HUXI_TABLES",
     "JIAOS",
+    "LABELS",
     "LUZHOU_HUXI",
     "QQ_HUXI",
     "SCORING_SENTENCE_HUXI",
@@ -177,6 +178,12 @@ def group_huxi(kind: GroupKind, cards: tuple[int, ...]) -> int:
 
 _RED_VALUES: Final = frozenset(_ERQISHI)
 
+LABELS: Final[dict[GroupKind, str]] = {
+    GroupKind.SENTENCE: "一句话", GroupKind.JIAO: "绞", GroupKind.PAIR: "将",
+    GroupKind.KAN: "坎", GroupKind.PENG: "碰", GroupKind.WEI: "偎", GroupKind.CHOUWEI: "臭偎",
+    GroupKind.PAO: "跑", GroupKind.TI: "提"}
+"""The standard Chinese name of each group kind (RULES.md §2), for display."""
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class HuxiTable:
@@ -189,6 +196,8 @@ class HuxiTable:
         identical: per identical kind, the 胡息 of each of the 20 cards.
         yi_er_san: 胡息 of 一二三 (small) and 壹贰叁 (big).
         er_qi_shi: 胡息 of 二七十 (small) and 贰柒拾 (big).
+        labels: the region's names of the groups, for display only (``luzhou``: 提 is
+            垅, 跑 is 招, a sentence is 列; the code keeps ti, pao, sentence).
 
     >>> QQ_HUXI.huxi(GroupKind.TI, (19,) * 4), LUZHOU_HUXI.huxi(GroupKind.TI, (19,) * 4)
     (12, 18)
@@ -200,14 +209,17 @@ class HuxiTable:
     identical: dict[GroupKind, tuple[int, ...]]
     yi_er_san: tuple[int, int]
     er_qi_shi: tuple[int, int]
+    labels: dict[GroupKind, str]
 
     @classmethod
     def build(cls, name: str, identical: dict[GroupKind, tuple[tuple[int, int], tuple[int, int]]],
-              yi_er_san: tuple[int, int], er_qi_shi: tuple[int, int]) -> HuxiTable:
-        """A table from ``kind -> ((black small, black big), (red small, red big))``."""
+              yi_er_san: tuple[int, int], er_qi_shi: tuple[int, int],
+              labels: dict[GroupKind, str] | None = None) -> HuxiTable:
+        """A table from ``kind -> ((black small, black big), (red small, red big))``;
+        ``labels`` override the standard group names (:data:`LABELS`)."""
         per_card = {kind: tuple(values[c % 10 in _RED_VALUES][c >= 10] for c in range(20))
                     for kind, values in identical.items()}
-        return cls(name, per_card, yi_er_san, er_qi_shi)
+        return cls(name, per_card, yi_er_san, er_qi_shi, {**LABELS, **(labels or {})})
 
     def huxi(self, kind: GroupKind, cards: tuple[int, ...]) -> int:
         """胡息 of a group of ``kind`` (``cards`` sorted)."""
@@ -251,7 +263,8 @@ LUZHOU_HUXI: Final = HuxiTable.build(
      GroupKind.KAN: _LZ_KAN, GroupKind.WEI: _LZ_KAN, GroupKind.CHOUWEI: _LZ_KAN,
      GroupKind.PAO: (_LZ_ZHAO[0], _LZ_ZHAO[1]),
      GroupKind.TI: (_LZ_LONG[0], _LZ_LONG[1])},
-    (3, 6), (6, 9))
+    (3, 6), (6, 9),
+    {GroupKind.TI: "垅", GroupKind.PAO: "招", GroupKind.SENTENCE: "列"})
 """§9.1 泸州: 碰 1/3 (red 6/9), 坎/偎 6/9 (red 9/12), 招 (跑) = 坎 + 3, 垅 (提) = 招 + 3
 (at most 18); 一二三 3/6, 二七十 6/9; other sentences and 绞 0."""
 

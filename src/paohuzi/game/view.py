@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
-from paohuzi.core.groups import Group, GroupKind
+from paohuzi.core.groups import LABELS, Group, GroupKind
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.actions import Action
@@ -195,6 +195,9 @@ def view_json(obs: Observation) -> dict[str, Any]:
         ],
         "events": list(obs.events),
     }
+    labels = obs.rules.huxi.labels
+    if labels != LABELS:  # the region's group names (luzhou: 提 垅, 跑 招, 句 列), display only
+        view["labels"] = {kind.value: label for kind, label in labels.items()}
     if obs.claim is not None:
         card, seat, context = obs.claim  # "source": the protocol's name for the seat
         view["claim"] = {"card": card.text, "source": seat, "context": context.value}
