@@ -298,7 +298,7 @@ class Group:
         >>> Group.identical(GroupKind.TI, 19, LUZHOU_HUXI).huxi
         18
         """
-        return _IDENTICAL[table.name][kind][card]
+        return _IDENTICAL[table][kind][card]
 
     def scored_by(self, table: HuxiTable) -> Group:
         """This group scored by ``table`` (itself when it already is).
@@ -309,7 +309,7 @@ class Group:
         if self.table is table:
             return self
         if self.kind.identical:
-            return _IDENTICAL[table.name][self.kind][self.cards[0]]
+            return _IDENTICAL[table][self.kind][self.cards[0]]
         return Group(self.kind, self.cards, table)
 
     @classmethod
@@ -356,8 +356,8 @@ class Group:
         return f"{self.kind.value}:{self.text}"
 
 
-_IDENTICAL: Final[dict[str, dict[GroupKind, tuple[Group, ...]]]] = {
-    name: {kind: tuple(Group(kind, (card,) * kind.size, table) for card in ALL_CARDS)
-           for kind in GroupKind if kind.identical}
-    for name, table in HUXI_TABLES.items()
+_IDENTICAL: Final[dict[HuxiTable, dict[GroupKind, tuple[Group, ...]]]] = {
+    table: {kind: tuple(Group(kind, (card,) * kind.size, table) for card in ALL_CARDS)
+            for kind in GroupKind if kind.identical}
+    for table in HUXI_TABLES.values()
 }

@@ -551,7 +551,7 @@ def _most_gain(table: HuxiTable) -> tuple[int, ...]:
 
 
 _BOUNDS: Final = {name: (_growth(t), _most_gain(t)) for name, t in HUXI_TABLES.items()}
-_GROWTH: Final = _BOUNDS[QQ_HUXI.name][0]
+_GROWTH, _MOST_GAIN = _BOUNDS[QQ_HUXI.name]
 
 
 def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: int,
@@ -609,11 +609,12 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
                 grows = True
     if not may_form_menzi(owned, pao_ti):
         return False
-    growth, most_gain = _BOUNDS[table.name]
+    qq = table is QQ_HUXI
     if grows:
-        bound += growth
+        bound += _GROWTH if qq else _BOUNDS[table.name][0]
     if bound >= min_huxi:
         return True
+    most_gain = _MOST_GAIN if qq else _BOUNDS[table.name][1]
     return bound + most_gain[card] >= min_huxi and \
         bound + scoring_gain(facts.free, card, table) >= min_huxi
 
