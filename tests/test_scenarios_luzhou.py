@@ -236,6 +236,16 @@ def test_s9_1_table_groups_in_the_engine_score_by_luzhou() -> None:
     assert QQ_HUXI is Ruleset().huxi
 
 
+def test_s9_1_groups_keep_their_table_through_copies_and_pickles() -> None:
+    import copy
+    import pickle
+
+    g = Group.identical(GroupKind.TI, C("拾"), LUZHOU_HUXI)
+    for twin in (copy.deepcopy(g), pickle.loads(pickle.dumps(g))):
+        assert twin == g and twin.table is LUZHOU_HUXI and twin.huxi == 18
+    assert copy.deepcopy(g) != Group.identical(GroupKind.TI, C("拾"))  # qq: 12
+
+
 def test_s9_1_names_are_labels_only() -> None:
     labels = seat_view(play(DEAL_DIHU, [], rules="luzhou"), 1)["labels"]
     assert (labels["ti"], labels["pao"], labels["sentence"], labels["peng"]) == (

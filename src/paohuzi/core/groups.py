@@ -243,6 +243,22 @@ class HuxiTable:
     def __repr__(self) -> str:
         return f"HuxiTable({self.name!r})"
 
+    # A table is a named singleton: copies and pickles are the table itself (groups
+    # compare their table by identity).
+    def __copy__(self) -> HuxiTable:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> HuxiTable:
+        return self
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return _table_named, (self.name,)
+
+
+def _table_named(name: str) -> HuxiTable:
+    """The registered table of this name (unpickling)."""
+    return HUXI_TABLES[name]
+
 
 def _same_colour(small_big: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
     return small_big, small_big
