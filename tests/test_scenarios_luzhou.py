@@ -88,7 +88,8 @@ def test_s9_1_zuodi_pays_nothing_on_a_drawn_hand() -> None:
             seat = hand.pending_seats()[0]
             hand.act(seat, hand.legal_actions(seat)[-1])  # pass / the last discard
         summary = m.finish_hand()
-        assert summary.xingjia is not None and summary.points[summary.xingjia] == 0
+        assert summary.result.reason == "huangzhuang"
+        assert summary.xingjia is not None and summary.points == (0, 0, 0, 0)
         assert sum(summary.points) == 0
     assert len(m.history) == 3
 
