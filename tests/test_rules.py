@@ -9,7 +9,7 @@ from paohuzi.core.rules import PRESETS, Ruleset
 
 
 def test_presets_exist_and_differ_as_section_9_says():
-    assert set(PRESETS) == {"qq", "changde", "hunan", "two-player"}
+    assert set(PRESETS) == {"qq", "changde", "hunan", "two-player", "luzhou"}
     qq = Ruleset.preset("qq")
     assert (qq.players, qq.min_huxi, qq.settlement, qq.base, qq.multiplier) == (3, 15, "qq", 3, 1)
     assert Ruleset() == qq
@@ -39,7 +39,10 @@ def test_unknown_preset_names_the_presets():
     [
         ({"players": 4}, "players must be an integer 2..3"),
         ({"players": 2, "xingjia": True}, "needs players=3"),
-        ({"min_huxi": 10}, "min_huxi"),
+        ({"min_huxi": 9}, "min_huxi"),
+        ({"huxi_table": "tokyo"}, "huxi_table must be one of qq, luzhou"),
+        ({"luzhou_mode": "deng"}, "luzhou_mode applies to the luzhou settlement only"),
+        ({"dipai_shown": "yes"}, "dipai_shown must be true or false"),
         ({"settlement": "tokyo"}, "settlement must be one of"),
         ({"base": 0}, "base must be an integer 1..10000"),
         ({"multiplier": -1}, "multiplier"),

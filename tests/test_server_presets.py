@@ -23,6 +23,8 @@ ROOMS: list[dict[str, Any]] = [
     {"rules": {"preset": "changde", "huayang": "full", "win_on_ti_wei": False}},
     *({"rules": name, "xingjia": True} for name in _XINGJIA),  # the 醒家, from the lobby
     {"rules": "qq", "changci": "chuji", "hands": 4},
+    {"rules": {"preset": "luzhou", "players": 3}},
+    {"rules": {"preset": "luzhou", "players": 2, "luzhou_mode": "deng"}},
 ]
 
 

@@ -71,13 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
                                      "and the frequency of each 名堂.")
     sim.add_argument("--games", type=int, default=1000)
     sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--rules", default="qq", help="preset: qq, changde, hunan, two-player")
+    sim.add_argument("--rules", default="qq", help="preset: qq, changde, hunan, two-player, luzhou")
     sim.add_argument("--records", type=Path, default=None, help="save each hand's record here")
 
     pl = sub.add_parser("play", help="play in the terminal against two computer players",
                         description="Play hand after hand in the terminal against computer "
                                     "players; choose actions by number, q to leave.")
-    pl.add_argument("--rules", default="qq", help="preset: qq, changde, hunan, two-player")
+    pl.add_argument("--rules", default="qq", help="preset: qq, changde, hunan, two-player, luzhou")
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--hands", type=int, default=None, help="stop after this many hands")
 

@@ -22,7 +22,7 @@ from typing import Any
 from paohuzi.core.cardcount import DEALT, most_owned, owned_count_ok
 from paohuzi.core.cards import Card, counts_of, format_cards, parse_cards, validate_counts
 from paohuzi.core.errors import PaohuziError
-from paohuzi.core.groups import Group, GroupKind, is_jiao
+from paohuzi.core.groups import QQ_HUXI, Group, GroupKind, HuxiTable, is_jiao
 from paohuzi.core.kinds import Source
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import Won, payout, settle, win_context
@@ -34,7 +34,7 @@ MELD_KINDS = ("chi", "peng", "wei", "chouwei", "pao", "ti")
 """Kinds of table group a question may name (``chi``: a sentence or 绞 laid by 吃 or 比)."""
 
 _KEYS = {"rules", "hand", "melds", "card", "source", "dealer", "last", "tianhu", "base",
-         "multiplier"}
+         "multiplier", "dihu"}
 
 
 class QuestionError(PaohuziError):
@@ -57,8 +57,9 @@ def _flag(question: dict[str, Any], key: str) -> bool:
     return value
 
 
-def parse_meld(value: Any, where: str = "meld") -> Group:
-    """A table group from ``{"kind": ..., "cards": ...}`` (kind one of :data:`MELD_KINDS`)."""
+def parse_meld(value: Any, where: str = "meld", table: HuxiTable = QQ_HUXI) -> Group:
+    """A table group from ``{"kind": ..., "cards": ...}`` (kind one of :data:`MELD_KINDS`),
+    scored by ``table`` (the ruleset's 胡息 table)."""
     if not isinstance(value, dict) or set(value) != {"kind", "cards"}:
         raise QuestionError(f"{where}: expected an object with exactly 'kind' and 'cards'")
     kind = value["kind"]
@@ -71,7 +72,7 @@ def parse_meld(value: Any, where: str = "meld") -> Group:
     else:
         group_kind = GroupKind(kind)
     try:
-        return Group.make(group_kind, cards)
+        return Group.make(group_kind, cards, table)
     except PaohuziError as exc:
         raise QuestionError(f"{where}: {exc}") from None
 
@@ -117,10 +118,13 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
     melds_value = question.get("melds", [])
     if not isinstance(melds_value, list):
         raise QuestionError("melds: expected a list of {kind, cards} objects")
-    melds = [parse_meld(m, f"melds[{i}]") for i, m in enumerate(melds_value)]
+    melds = [parse_meld(m, f"melds[{i}]", rules.huxi) for i, m in enumerate(melds_value)]
     dealer = _flag(question, "dealer")
     last = _flag(question, "last")
     tianhu = _flag(question, "tianhu")
+    dihu = _flag(question, "dihu")
+    if dihu and not rules.win_on_discard:
+        raise QuestionError("dihu: these rules have no 地胡 (no win on a discard)")
     given = question.get("source", Source.OTHER.value)
     if given not in SOURCES:
         raise QuestionError(f"source: expected self, other or liangzhang, got {given!r}")
@@ -152,7 +156,7 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
             raise QuestionError(
                 f"hand: a {'dealer' if dealer else 'non-dealer'}'s dealt hand holds {expected} "
                 f"cards (the dealer's with the 亮张), got {len(dealt) + 4 * len(melds)}")
-        win = solve_tianhu(dealt, melds)
+        win = solve_tianhu(dealt, melds, table=rules.huxi)
         if win is None:
             return {"hu": False, "reason": "no mandatory 天胡: needs 3 提, or 5 提 and 坎 together"}
         ctx = win_context(Source.TIANHU)
@@ -167,14 +171,17 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
         if win_barred(rules, counts, melds, card, source, dealer=dealer):
             return {"hu": False, "reason": "these rules allow no win on a card the winner "
                     "would 提 or 偎 (win_on_ti_wei off)"}
-        win = solve(hand, melds, card, source, dealer=dealer)
+        if last and rules.dipai_shown:
+            return {"hu": False, "reason": "the wall's last card is shown and can never be "
+                    "won (底牌, dipai_shown)"}
+        win = solve(hand, melds, card, source, dealer=dealer, table=rules.huxi)
         if win is None:
             return {"hu": False, "reason": "the cards do not form 7 门子 "
                     "(every card in a group, one pair exactly when a 跑/提 is owned)"}
         if win.huxi < rules.min_huxi:
             return {"hu": False, "huxi": win.huxi,
                     "reason": f"{win.huxi} 胡息 is below the {rules.min_huxi} needed to win"}
-        ctx = win_context(source, dealer=dealer, last=last)
+        ctx = win_context(source, dealer=dealer, last=last, dihu=dihu)
     s = settle(win, ctx, rules)
     answer: dict[str, Any] = {
         "hu": True,
@@ -183,6 +190,7 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
         "zimo": s.zimo,
         "haidi": s.haidi,
         "tianhu": s.tianhu,
+        "dihu": s.dihu,
         "di": s.di,
         "fan": s.fan,
         "mingtang": [{"name": m.name, "fan": m.fan} for m in s.mingtang],

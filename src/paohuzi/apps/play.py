@@ -46,7 +46,7 @@ def render(view: dict[str, Any], new_events: list[dict[str, Any]]) -> list[str]:
         what = _EVENT_WORDS.get(e["kind"], e["kind"])
         cards = e.get("cards", "暗" * e.get("hidden", 0) if e.get("hidden") else "")
         lines.append(f"  {who} {what} {cards}".rstrip())
-    lines.append(f"墩 {view['wall']} 张   亮张 {view['liangzhang']}   庄家 "
+    lines.append(f"墩 {view['wall']} 张   亮张 {view['liangzhang'] or '—'}   庄家 "
                  f"{_seat_name(view['dealer'], me)}")
     for seat, info in enumerate(view["seats"]):
         melds = " ".join(m.get("cards", "▮▮▮") for m in info["melds"]) or "-"

@@ -28,10 +28,12 @@ How the speed is reached:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import product
+from math import gcd
+from typing import NamedTuple
 
-from paohuzi.core.groups import SCORING_SENTENCE_HUXI, SCORING_VALUES, SENTENCE_VALUES
+from paohuzi.core.groups import QQ_HUXI, SCORING_VALUES, SENTENCE_VALUES, HuxiTable
 
 __all__ = [
     "best_free_huxi",
@@ -50,23 +52,98 @@ Shape = tuple[int, ...]
 _BITS = 3
 _FIELD = 7
 
-# For each value, the sentences of one size whose lowest card it is (groups' table):
-# ``(value triple, packed code, shifts of the two higher values, 1 if it scores)``.
-_STARTING: tuple[tuple[tuple[Shape, int, tuple[int, int], int], ...], ...] = tuple(
-    tuple((values, sum(1 << (_BITS * v) for v in values),
-           (_BITS * values[1], _BITS * values[2]), int(values in SCORING_VALUES))
-          for values in SENTENCE_VALUES if values[0] == low)
-    for low in range(10))
+Starting = tuple[tuple[tuple[Shape, int, tuple[int, int], int], ...], ...]
+_YI_ER_SAN, _ER_QI_SHI = SCORING_VALUES
 
-# Single-size memo: code -> max number of scoring sentences (一二三 and 二七十 of that
-# size), or -1 if the cards do not split into sentences.
-_single_memo: dict[int, int] = {0: 0}
+
+def _starting(weights: tuple[int, int]) -> Starting:
+    """For each value, the sentences of one size whose lowest card it is (groups' table):
+    ``(value triple, packed code, shifts of the two higher values, its weight)`` — the
+    weight of 一二三 and 二七十 given by ``weights``, 0 for the others."""
+    return tuple(
+        tuple((values, sum(1 << (_BITS * v) for v in values),
+               (_BITS * values[1], _BITS * values[2]),
+               weights[0] if values == _YI_ER_SAN else weights[1] if values == _ER_QI_SHI
+               else 0)
+              for values in SENTENCE_VALUES if values[0] == low)
+        for low in range(10))
+
+
+def _make_single_best(starting: Starting, memo: dict[int, int]) -> Callable[[int], int]:
+    """The single-size solver for one weighting of the scoring sentences, memoised in
+    ``memo`` (code -> the most weight, or -1 if the cards do not split into sentences)."""
+
+    def single_best(code: int) -> int:
+        """Max weight of the scoring sentences in a split of one size's cards, else -1."""
+        found = memo.get(code)
+        if found is not None:
+            return found
+        low = ((code & -code).bit_length() - 1) // _BITS  # the lowest value present
+        best = _IMPOSSIBLE
+        for _, mask, (a, b), scores in starting[low]:
+            if (code >> a) & _FIELD and (code >> b) & _FIELD:
+                r = single_best(code - mask)
+                if r >= 0 and r + scores > best:
+                    best = r + scores
+        memo[code] = best
+        return best
+
+    return single_best
+
+
+class _Side(NamedTuple):
+    """How one size's sentences score: the solver of its weights and the 胡息 unit."""
+
+    single: Callable[[int], int]
+    starting: Starting
+    unit: int
+
+
+class _Scoring(NamedTuple):
+    small: _Side
+    big: _Side
+
+
+_memos: dict[tuple[int, int], dict[int, int]] = {}
+_sides: dict[tuple[int, int], tuple[Callable[[int], int], Starting]] = {}
+
+
+def _side(yi_er_san: int, er_qi_shi: int) -> _Side:
+    unit = gcd(yi_er_san, er_qi_shi) or 1
+    weights = (yi_er_san // unit, er_qi_shi // unit)
+    if weights not in _sides:
+        memo = _memos[weights] = {0: 0}
+        starting = _starting(weights)
+        _sides[weights] = (_make_single_best(starting, memo), starting)
+    single, starting = _sides[weights]
+    return _Side(single, starting, unit)
+
+
+_scorings: dict[str, _Scoring] = {}
+
+
+def _scoring(table: HuxiTable) -> _Scoring:
+    """The free-card scoring of a 胡息 table (worked out once per table)."""
+    found = _scorings.get(table.name)
+    if found is None:
+        found = _scorings[table.name] = _Scoring(
+            _side(table.yi_er_san[0], table.er_qi_shi[0]),
+            _side(table.yi_er_san[1], table.er_qi_shi[1]))
+    return found
+
+
+_QQ = _scoring(QQ_HUXI)
+# Single-size memo of the qq weights (一二三 and 二七十 score alike: the number of them).
+_single_memo = _memos[(1, 1)]
+_single_best = _QQ.small.single
+_STARTING = _QQ.small.starting
 
 
 def clear_caches() -> None:
     """Forget every memoised decomposition (for cold benchmarks)."""
-    _single_memo.clear()
-    _single_memo[0] = 0
+    for memo in _memos.values():
+        memo.clear()
+        memo[0] = 0
 
 
 def _pack(counts: Sequence[int]) -> int:
@@ -74,22 +151,6 @@ def _pack(counts: Sequence[int]) -> int:
     for v in range(9, -1, -1):
         code = (code << _BITS) | counts[v]
     return code
-
-
-def _single_best(code: int) -> int:
-    """Max scoring sentences in a split of one size's cards into sentences, else -1."""
-    found = _single_memo.get(code)
-    if found is not None:
-        return found
-    low = ((code & -code).bit_length() - 1) // _BITS  # the lowest value present
-    best = _IMPOSSIBLE
-    for _, mask, (a, b), scores in _STARTING[low]:
-        if (code >> a) & _FIELD and (code >> b) & _FIELD:
-            r = _single_best(code - mask)
-            if r >= 0 and r + scores > best:
-                best = r + scores
-    _single_memo[code] = best
-    return best
 
 
 def _jiao_options(counts: Sequence[int]) -> list[list[tuple[int, int, int]]]:
@@ -109,7 +170,7 @@ def _jiao_options(counts: Sequence[int]) -> list[list[tuple[int, int, int]]]:
     return options
 
 
-def _search(counts: Sequence[int], need_pair: bool
+def _search(counts: Sequence[int], need_pair: bool, scoring: _Scoring = _QQ
             ) -> tuple[int, tuple[tuple[int, int, int], ...], int]:
     """Best ``(huxi, jiao_choice, pair_card)``; huxi -1 when impossible."""
     small_total = sum(counts[:10])
@@ -119,7 +180,9 @@ def _search(counts: Sequence[int], need_pair: bool
     best = _IMPOSSIBLE
     best_choice: tuple[tuple[int, int, int], ...] = ()
     best_pair = -1
-    small_huxi, big_huxi = SCORING_SENTENCE_HUXI
+    small_side, big_side = scoring
+    small_huxi, big_huxi = small_side.unit, big_side.unit
+    small_best, big_best = small_side.single, big_side.single
     small0 = _pack(counts[:10])
     big0 = _pack(counts[10:])
     options = _jiao_options(counts)
@@ -135,13 +198,16 @@ def _search(counts: Sequence[int], need_pair: bool
             if rem == 1:
                 continue
             pair_small = rem == 2
-            side, other_code = (small, big) if pair_small else (big, small)
-            other = _single_best(other_code)
+            if pair_small:
+                side, other_code, side_best, other_best = small, big, small_best, big_best
+            else:
+                side, other_code, side_best, other_best = big, small, big_best, small_best
+            other = other_best(other_code)
             if other < 0:
                 continue
             for v in range(10):
                 if (side >> (_BITS * v)) & _FIELD >= 2:
-                    r = _single_best(side - (2 << (_BITS * v)))
+                    r = side_best(side - (2 << (_BITS * v)))
                     if r < 0:
                         continue
                     if pair_small:
@@ -154,10 +220,10 @@ def _search(counts: Sequence[int], need_pair: bool
         else:
             if s_left % 3:
                 continue
-            rs = _single_best(small)
+            rs = small_best(small)
             if rs < 0:
                 continue
-            rb = _single_best(big)
+            rb = big_best(big)
             if rb < 0:
                 continue
             total = rs * small_huxi + rb * big_huxi
@@ -166,26 +232,33 @@ def _search(counts: Sequence[int], need_pair: bool
     return best, best_choice, best_pair
 
 
-def best_free_huxi(counts: Sequence[int], need_pair: bool) -> int:
-    """Max 胡息 of a split of free cards into sentences, 绞 and (iff ``need_pair``) one pair.
+def best_free_huxi(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ_HUXI) -> int:
+    """Max 胡息 of a split of free cards into sentences, 绞 and (iff ``need_pair``) one pair,
+    scored by ``table``.
 
     Returns -1 when the cards cannot be split that way.
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards
+    >>> from paohuzi.core.groups import LUZHOU_HUXI
+    >>> best_free_huxi(counts_of(parse_cards("一二三 二七十 贰柒拾")), False, LUZHOU_HUXI)
+    18
     """
-    return _search(counts, need_pair)[0]
+    return _search(counts, need_pair, _QQ if table is QQ_HUXI else _scoring(table))[0]
 
 
-def _single_split(c: list[int], offset: int) -> list[Shape]:
+def _single_split(c: list[int], offset: int, side: _Side) -> list[Shape]:
     """Reconstruct the best sentences of one size (``c`` must be feasible)."""
+    single_best, starting = side.single, side.starting
     shapes: list[Shape] = []
     while any(c):
         i = next(k for k in range(10) if c[k])
-        target = _single_best(_pack(c))
-        for shape, _, _, gain in _STARTING[i]:
+        target = single_best(_pack(c))
+        for shape, _, _, gain in starting[i]:
             if not all(c[k] for k in shape):
                 continue
             for k in shape:
                 c[k] -= 1
-            r = _single_best(_pack(c))
+            r = single_best(_pack(c))
             if r >= 0 and r + gain == target:
                 shapes.append(tuple(k + offset for k in shape))
                 break
@@ -196,7 +269,7 @@ def _single_split(c: list[int], offset: int) -> list[Shape]:
     return shapes
 
 
-def best_free_split(counts: Sequence[int], need_pair: bool
+def best_free_split(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ_HUXI
                     ) -> tuple[int, list[tuple[str, Shape]]] | None:
     """Like :func:`best_free_huxi`, with the groups: ``(huxi, [(kind, cards), ...])``.
 
@@ -206,7 +279,8 @@ def best_free_split(counts: Sequence[int], need_pair: bool
     >>> best_free_split(counts_of(parse_cards("一二三 九九玖 五五")), need_pair=True)
     (3, [('jiao', (8, 8, 18)), ('pair', (4, 4)), ('sentence', (0, 1, 2))])
     """
-    huxi, choice, pair = _search(counts, need_pair)
+    scoring = _scoring(table)
+    huxi, choice, pair = _search(counts, need_pair, scoring)
     if huxi < 0:
         return None
     c = list(counts)
@@ -221,8 +295,8 @@ def best_free_split(counts: Sequence[int], need_pair: bool
     if need_pair:
         groups.append(("pair", (pair, pair)))
         c[pair] -= 2
-    groups.extend(("sentence", s) for s in _single_split(c[:10], 0))
-    groups.extend(("sentence", s) for s in _single_split(c[10:], 10))
+    groups.extend(("sentence", s) for s in _single_split(c[:10], 0, scoring.small))
+    groups.extend(("sentence", s) for s in _single_split(c[10:], 10, scoring.big))
     return huxi, groups
 
 
@@ -233,29 +307,38 @@ _A1, _A2 = (v for v in _SCORING_A if v != _SHARED)
 _B1, _B2 = (v for v in _SCORING_B if v != _SHARED)
 
 
-def _size_scoring(c: Sequence[int]) -> int:
-    """Most disjoint 一二三/二七十 among one size's ten counts (only free cards)."""
-    return min(c[_SHARED], min(c[_A1], c[_A2]) + min(c[_B1], c[_B2]))
+def _size_scoring(c: Sequence[int], weight_a: int, weight_b: int) -> int:
+    """Most 胡息 of disjoint 一二三 (``weight_a`` each) and 二七十 (``weight_b``) among one
+    size's ten counts (only free cards): as many of the better one as fit, then the other
+    with the 2s left — optimal, since the two share only the 2."""
+    a, b = min(c[_A1], c[_A2]), min(c[_B1], c[_B2])
+    twos = c[_SHARED]
+    if weight_a >= weight_b:
+        first = min(a, twos)
+        return weight_a * first + weight_b * min(b, twos - first)
+    first = min(b, twos)
+    return weight_b * first + weight_a * min(a, twos - first)
 
 
-def partial_scoring_sentences(counts: Sequence[int]) -> int:
-    """Most 胡息 from disjoint 一二三/二七十/壹贰叁/贰柒拾 in these cards (leftovers allowed).
-
-    Per size, 一二三 and 二七十 share only the 2, so the best count is
-    ``min(n2, min(n1, n3) + min(n7, n10))``.
+def partial_scoring_sentences(counts: Sequence[int], table: HuxiTable = QQ_HUXI) -> int:
+    """Most 胡息 from disjoint 一二三/二七十/壹贰叁/贰柒拾 in these cards (leftovers allowed),
+    scored by ``table``.
 
     >>> from paohuzi.core.cards import counts_of, parse_cards
+    >>> from paohuzi.core.groups import LUZHOU_HUXI
     >>> partial_scoring_sentences(counts_of(parse_cards("一二三 七十 二 壹贰叁四")))
     12
+    >>> partial_scoring_sentences(counts_of(parse_cards("一二三 七十")), LUZHOU_HUXI)
+    6
     """
-    small, big = SCORING_SENTENCE_HUXI
-    return small * _size_scoring(counts[:10]) + big * _size_scoring(counts[10:])
+    return (_size_scoring(counts[:10], table.yi_er_san[0], table.er_qi_shi[0])
+            + _size_scoring(counts[10:], table.yi_er_san[1], table.er_qi_shi[1]))
 
 
 _SCORING_CARD_VALUES = frozenset(v for values in SCORING_VALUES for v in values)
 
 
-def scoring_gain(counts: Sequence[int], card: int) -> int:
+def scoring_gain(counts: Sequence[int], card: int, table: HuxiTable = QQ_HUXI) -> int:
     """How much one more ``card`` adds to :func:`partial_scoring_sentences` of ``counts``.
 
     >>> from paohuzi.core.cards import counts_of, parse_cards, Card
@@ -269,17 +352,19 @@ def scoring_gain(counts: Sequence[int], card: int) -> int:
     if value not in _SCORING_CARD_VALUES:
         return 0
     offset = card - value
+    big = offset > 0
+    weights = table.yi_er_san[big], table.er_qi_shi[big]
     c = list(counts[offset : offset + 10])
-    before = _size_scoring(c)
+    before = _size_scoring(c, *weights)
     c[value] += 1
-    return SCORING_SENTENCE_HUXI[offset > 0] * (_size_scoring(c) - before)
+    return _size_scoring(c, *weights) - before
 
 
-def partial_scoring_split(counts: Sequence[int]) -> list[Shape]:
+def partial_scoring_split(counts: Sequence[int], table: HuxiTable = QQ_HUXI) -> list[Shape]:
     """The scoring sentences :func:`partial_scoring_sentences` counts, as card triples.
 
-    Per size, as many 一二三 as fit, then 二七十 with the 2s left: optimal, since the
-    two share only the 2.
+    Per size, as many of the better-scoring of 一二三 / 二七十 as fit (一二三 on a tie),
+    then the other with the 2s left: optimal, since the two share only the 2.
 
     >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards
     >>> [format_cards(s) for s in partial_scoring_split(counts_of(parse_cards("一二三 七十 二")))]
@@ -288,7 +373,11 @@ def partial_scoring_split(counts: Sequence[int]) -> list[Shape]:
     left = list(counts)
     shapes: list[Shape] = []
     for offset in (0, 10):
-        for values in SCORING_VALUES:
+        big = offset > 0
+        order = list(SCORING_VALUES)
+        if table.er_qi_shi[big] > table.yi_er_san[big]:
+            order.reverse()
+        for values in order:
             shape = tuple(offset + v for v in values)
             n = min(left[c] for c in shape)
             for c in shape:

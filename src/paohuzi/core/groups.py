@@ -28,7 +28,11 @@ from paohuzi.core.errors import MeldError
 __all__ = [
     "GROWABLE",
     "HUXI_TABLE",
+    "HUXI_TABLES",
     "JIAOS",
+    "LABELS",
+    "LUZHOU_HUXI",
+    "QQ_HUXI",
     "SCORING_SENTENCE_HUXI",
     "SCORING_VALUES",
     "SENTENCES",
@@ -36,6 +40,7 @@ __all__ = [
     "SHAPES",
     "Group",
     "GroupKind",
+    "HuxiTable",
     "group_huxi",
     "is_jiao",
     "is_sentence",
@@ -167,12 +172,120 @@ def scoring_sentence_huxi(cards: tuple[int, ...]) -> int:
 
 
 def group_huxi(kind: GroupKind, cards: tuple[int, ...]) -> int:
-    """胡息 of a group (RULES.md §5). ``cards`` sorted."""
-    if kind is GroupKind.SENTENCE:
-        return scoring_sentence_huxi(cards)
-    if kind is GroupKind.JIAO:
+    """胡息 of a group under the ``qq`` table (RULES.md §5). ``cards`` sorted."""
+    return QQ_HUXI.huxi(kind, cards)
+
+
+_RED_VALUES: Final = frozenset(_ERQISHI)
+
+LABELS: Final[dict[GroupKind, str]] = {
+    GroupKind.SENTENCE: "一句话", GroupKind.JIAO: "绞", GroupKind.PAIR: "将",
+    GroupKind.KAN: "坎", GroupKind.PENG: "碰", GroupKind.WEI: "偎", GroupKind.CHOUWEI: "臭偎",
+    GroupKind.PAO: "跑", GroupKind.TI: "提"}
+"""The standard Chinese name of each group kind (RULES.md §2), for display."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HuxiTable:
+    """A 胡息 table (RULES.md §5, §9.1): what each group scores, named by a ruleset
+    (``Ruleset.huxi_table``). The one place the solver, the engine, views, settlement
+    and players learn a group's 胡息 (:attr:`Group.huxi` is computed from it).
+
+    Attributes:
+        name: the table's name (``qq``, ``luzhou``).
+        identical: per identical kind, the 胡息 of each of the 20 cards.
+        yi_er_san: 胡息 of 一二三 (small) and 壹贰叁 (big).
+        er_qi_shi: 胡息 of 二七十 (small) and 贰柒拾 (big).
+        labels: the region's names of the groups, for display only (``luzhou``: 提 is
+            垅, 跑 is 招, a sentence is 列; the code keeps ti, pao, sentence).
+
+    >>> QQ_HUXI.huxi(GroupKind.TI, (19,) * 4), LUZHOU_HUXI.huxi(GroupKind.TI, (19,) * 4)
+    (12, 18)
+    >>> LUZHOU_HUXI.huxi(GroupKind.SENTENCE, (1, 6, 9)), LUZHOU_HUXI.huxi(GroupKind.PENG, (3,) * 3)
+    (6, 1)
+    """
+
+    name: str
+    identical: dict[GroupKind, tuple[int, ...]]
+    yi_er_san: tuple[int, int]
+    er_qi_shi: tuple[int, int]
+    labels: dict[GroupKind, str]
+
+    @classmethod
+    def build(cls, name: str, identical: dict[GroupKind, tuple[tuple[int, int], tuple[int, int]]],
+              yi_er_san: tuple[int, int], er_qi_shi: tuple[int, int],
+              labels: dict[GroupKind, str] | None = None) -> HuxiTable:
+        """A table from ``kind -> ((black small, black big), (red small, red big))``;
+        ``labels`` override the standard group names (:data:`LABELS`)."""
+        per_card = {kind: tuple(values[c % 10 in _RED_VALUES][c >= 10] for c in range(20))
+                    for kind, values in identical.items()}
+        return cls(name, per_card, yi_er_san, er_qi_shi, {**LABELS, **(labels or {})})
+
+    def huxi(self, kind: GroupKind, cards: tuple[int, ...]) -> int:
+        """胡息 of a group of ``kind`` (``cards`` sorted)."""
+        if kind is GroupKind.SENTENCE:
+            if cards in _SCORING_SENTENCES:
+                scores = self.yi_er_san if cards[0] % 10 == 0 else self.er_qi_shi
+                return scores[cards[0] >= 10]
+            return 0
+        if kind is GroupKind.JIAO:
+            return 0
+        return self.identical[kind][cards[0]]
+
+    def sentence_huxi(self, values: tuple[int, int, int], big: bool) -> int:
+        """胡息 of the sentence of one size given by its value triple (0 = 一 … 9 = 十)."""
+        if values == _RUNS[0]:
+            return self.yi_er_san[big]
+        if values == _ERQISHI:
+            return self.er_qi_shi[big]
         return 0
-    return HUXI_TABLE[kind][cards[0] >= 10]
+
+    def __repr__(self) -> str:
+        return f"HuxiTable({self.name!r})"
+
+    # A table is a named singleton: copies and pickles are the table itself (groups
+    # compare their table by identity).
+    def __copy__(self) -> HuxiTable:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> HuxiTable:
+        return self
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return _table_named, (self.name,)
+
+
+def _table_named(name: str) -> HuxiTable:
+    """The registered table of this name (unpickling)."""
+    return HUXI_TABLES[name]
+
+
+def _same_colour(small_big: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    return small_big, small_big
+
+
+QQ_HUXI: Final = HuxiTable.build(
+    "qq", {kind: _same_colour(values) for kind, values in HUXI_TABLE.items()},
+    SCORING_SENTENCE_HUXI, SCORING_SENTENCE_HUXI)
+"""§5: the default table (碰 1/3, 坎/偎 3/6, 跑 6/9, 提 9/12, 一二三 and 二七十 3/6)."""
+
+_LZ_KAN: Final = ((6, 9), (9, 12))
+_LZ_ZHAO: Final = tuple((s + 3, b + 3) for s, b in _LZ_KAN)
+_LZ_LONG: Final = tuple((s + 3, b + 3) for s, b in _LZ_ZHAO)
+LUZHOU_HUXI: Final = HuxiTable.build(
+    "luzhou",
+    {GroupKind.PAIR: ((0, 0), (0, 0)),
+     GroupKind.PENG: ((1, 3), (6, 9)),
+     GroupKind.KAN: _LZ_KAN, GroupKind.WEI: _LZ_KAN, GroupKind.CHOUWEI: _LZ_KAN,
+     GroupKind.PAO: (_LZ_ZHAO[0], _LZ_ZHAO[1]),
+     GroupKind.TI: (_LZ_LONG[0], _LZ_LONG[1])},
+    (3, 6), (6, 9),
+    {GroupKind.TI: "垅", GroupKind.PAO: "招", GroupKind.SENTENCE: "列"})
+"""§9.1 泸州: 碰 1/3 (red 6/9), 坎/偎 6/9 (red 9/12), 招 (跑) = 坎 + 3, 垅 (提) = 招 + 3
+(at most 18); 一二三 3/6, 二七十 6/9; other sentences and 绞 0."""
+
+HUXI_TABLES: Final[dict[str, HuxiTable]] = {t.name: t for t in (QQ_HUXI, LUZHOU_HUXI)}
+"""Every 胡息 table by name (``Ruleset.huxi_table`` names one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,22 +298,39 @@ class Group:
     kind: GroupKind
     cards: tuple[Card, ...]
     huxi: int = field(init=False, compare=False)
-    """胡息 of this group (RULES.md §5), computed once."""
+    """胡息 of this group under its table (RULES.md §5, §9.1), computed once."""
+    table: HuxiTable = field(default=QQ_HUXI, repr=False)
+    """The 胡息 table it scores by (the ruleset's: ``Ruleset.huxi``)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "huxi", group_huxi(self.kind, self.cards))
+        object.__setattr__(self, "huxi", self.table.huxi(self.kind, self.cards))
 
     @classmethod
-    def identical(cls, kind: GroupKind, card: int) -> Group:
+    def identical(cls, kind: GroupKind, card: int, table: HuxiTable = QQ_HUXI) -> Group:
         """The shared instance of a group of identical cards (pair, 坎, 碰, 偎, 臭偎, 跑, 提).
 
         >>> Group.identical(GroupKind.TI, 19).huxi
         12
+        >>> Group.identical(GroupKind.TI, 19, LUZHOU_HUXI).huxi
+        18
         """
-        return _IDENTICAL[kind][card]
+        return _IDENTICAL[table][kind][card]
+
+    def scored_by(self, table: HuxiTable) -> Group:
+        """This group scored by ``table`` (itself when it already is).
+
+        >>> Group.parse("sentence", "二七十").scored_by(LUZHOU_HUXI).huxi
+        6
+        """
+        if self.table is table:
+            return self
+        if self.kind.identical:
+            return _IDENTICAL[table][self.kind][self.cards[0]]
+        return Group(self.kind, self.cards, table)
 
     @classmethod
-    def make(cls, kind: GroupKind | str, cards: Sequence[int]) -> Group:
+    def make(cls, kind: GroupKind | str, cards: Sequence[int],
+             table: HuxiTable = QQ_HUXI) -> Group:
         """Validate and build a group; raises :class:`MeldError` when the cards don't fit."""
         try:
             kind = GroupKind(kind) if isinstance(kind, str) else kind
@@ -222,12 +352,12 @@ class Group:
                 raise MeldError(f"{given} is not a 绞 (jiao)")
         elif len(set(ordered)) != 1:
             raise MeldError(f"a {kind.value} needs identical cards, got {given}")
-        return cls(kind, ordered)
+        return cls(kind, ordered, table)
 
     @classmethod
-    def parse(cls, kind: GroupKind | str, text: str) -> Group:
+    def parse(cls, kind: GroupKind | str, text: str, table: HuxiTable = QQ_HUXI) -> Group:
         """Build a group from card text."""
-        return cls.make(kind, parse_cards(text))
+        return cls.make(kind, parse_cards(text), table)
 
     @property
     def is_pao_or_ti(self) -> bool:
@@ -242,7 +372,8 @@ class Group:
         return f"{self.kind.value}:{self.text}"
 
 
-_IDENTICAL: Final[dict[GroupKind, tuple[Group, ...]]] = {
-    kind: tuple(Group(kind, (card,) * kind.size) for card in ALL_CARDS)
-    for kind in GroupKind if kind.identical
+_IDENTICAL: Final[dict[HuxiTable, dict[GroupKind, tuple[Group, ...]]]] = {
+    table: {kind: tuple(Group(kind, (card,) * kind.size, table) for card in ALL_CARDS)
+            for kind in GroupKind if kind.identical}
+    for table in HUXI_TABLES.values()
 }

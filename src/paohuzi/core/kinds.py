@@ -33,6 +33,9 @@ class EventKind(StrEnum):
     """起牌 — dealt: a seat's dealt hand (private to that seat)."""
     LIANGZHANG = "liangzhang"
     """亮张 — the dealer's shown 21st card."""
+    DIPAI = "dipai"
+    """底牌 — ``luzhou`` (§9.1): the wall's last card shown to every seat (``detail``
+    ``"red: to the top"`` when it is red and goes to the top of the wall)."""
     TI = "ti"
     """提 — four of a kind laid down (at the deal: ``detail`` ``"dealt"``)."""
     WEI = "wei"

@@ -40,6 +40,8 @@ __all__ = [
     "CHANGDE_FULL",
     "CHANGDE_LEVELS",
     "HUNAN",
+    "LUZHOU_DENG",
+    "LUZHOU_HONGWU",
     "QQ",
     "TABLES",
     "AllIdentical",
@@ -326,7 +328,19 @@ HUNAN = MingtangTable(
 )
 """§9 湖南: one 名堂 multiplies the 囤, the largest that applies (N10); no 海底 (N14)."""
 
-TABLES: Mapping[SettlementScheme, MingtangTable] = {"qq": QQ, "changde": CHANGDE, "hunan": HUNAN}
+LUZHOU_HONGWU = MingtangTable(
+    rows=(MingtangRow("红胡", "honghu", CountAtLeast("red", 10), 2),
+          MingtangRow("乌胡", "wuhu", _red(0), 4)),
+    combine=Combine.SUM,
+    haidi=False,
+)
+"""§9.1 泸州 ``hongwu`` mode (the preset): 红胡 (10+ red) ×2, 乌胡 (no red) ×4; no 海底."""
+
+LUZHOU_DENG = MingtangTable(rows=(), combine=Combine.SUM, haidi=False)
+"""§9.1 泸州 ``deng`` mode: 等 only, 番 1."""
+
+TABLES: Mapping[SettlementScheme, MingtangTable] = {
+    "qq": QQ, "changde": CHANGDE, "hunan": HUNAN, "luzhou": LUZHOU_HONGWU}
 """Each settlement scheme's 名堂 table."""
 
 
@@ -337,9 +351,13 @@ def table_of(rules: Ruleset) -> MingtangTable:
     True
     >>> table_of(Ruleset.preset("hunan")) is HUNAN
     True
+    >>> table_of(Ruleset.preset("luzhou", luzhou_mode="deng")) is LUZHOU_DENG
+    True
     """
     if rules.settlement == "changde":
         return CHANGDE_LEVELS[rules.huayang]
+    if rules.settlement == "luzhou" and rules.luzhou_mode == "deng":
+        return LUZHOU_DENG
     return TABLES[rules.settlement]
 
 

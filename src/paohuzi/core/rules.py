@@ -6,10 +6,15 @@
 (2, 20)
 >>> Ruleset.preset("qq").replace(min_huxi=18).min_huxi
 18
->>> Ruleset.preset("mahjong")
+>>> Ruleset.preset("mahjong")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-paohuzi.core.errors.RulesetError: unknown preset 'mahjong'; presets: qq, changde, hunan, two-player
+paohuzi.core.errors.RulesetError: unknown preset 'mahjong'; presets: qq, changde, ..., luzhou
+>>> lz = Ruleset.preset("luzhou")
+>>> lz.seats, lz.players, lz.min_huxi, lz.huxi.name
+(4, 3, 10, 'luzhou')
+>>> Ruleset.preset("luzhou", players=3).seats, Ruleset.preset("luzhou", players=2).seats
+(3, 2)
 """
 
 from __future__ import annotations
@@ -19,18 +24,23 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from paohuzi.core.errors import RulesetError
+from paohuzi.core.groups import HUXI_TABLES, HuxiTable
 
-__all__ = ["BOUNDS", "HUAYANG_LEVELS", "PRESETS", "Huayang", "Ruleset", "SettlementScheme"]
+__all__ = ["BOUNDS", "HUAYANG_LEVELS", "LUZHOU_MODES", "PRESETS", "Huayang", "LuzhouMode",
+           "Ruleset", "SettlementScheme"]
 
-SettlementScheme = Literal["qq", "changde", "hunan"]
-_SCHEMES: tuple[str, ...] = ("qq", "changde", "hunan")
+SettlementScheme = Literal["qq", "changde", "hunan", "luzhou"]
+_SCHEMES: tuple[str, ...] = ("qq", "changde", "hunan", "luzhou")
 Huayang = Literal["basic", "half", "full"]
 """A ``changde`` 花样 level (§9): 基本花样, 半花样, 全花样."""
 HUAYANG_LEVELS: tuple[str, ...] = ("basic", "half", "full")
+LuzhouMode = Literal["deng", "hongwu"]
+"""A ``luzhou`` scoring mode (§9.1): 等 only, or 等 with 红胡/乌胡 番."""
+LUZHOU_MODES: tuple[str, ...] = ("deng", "hongwu")
 
 BOUNDS: dict[str, tuple[int, int]] = {
     "players": (2, 3),
-    "min_huxi": (15, 30),
+    "min_huxi": (10, 30),
     "set_aside": (0, 80),
     "zimo_huxi": (0, 15),
     "zimo_di": (0, 10),
@@ -74,6 +84,19 @@ class Ruleset:
             other schemes only take ``half``.
         win_on_ti_wei: whether a card the winner would have to 提 or 偎 may be won
             (提胡/偎胡); the ``changde`` option "不能胡任何人提或偎的牌" turns it off (§9).
+        xingjia_paid: whether the seat sitting out (``xingjia``) is paid by the losers
+            (``hunan`` 醒家); off for the ``luzhou`` 坐底, who is paid nothing (§9.1).
+        huxi_table: the name of the 胡息 table groups score by (``qq`` §5, ``luzhou``
+            §9.1); :attr:`huxi` is the table itself.
+        liangzhang_shown: whether the dealer's 21st card is shown as the 亮张 and may
+            be won (§3.2, §3.4); ``luzhou`` keeps it hidden in his hand (§9.1).
+        dipai_shown: the ``luzhou`` 底牌 (§9.1): the wall's last card is shown to every
+            seat and never won; red ones go to the top of the wall first.
+        win_on_discard: whether a player may win on another player's discard
+            (``luzhou``, §9.1); with the ``luzhou`` settlement the dealer's 下家 winning
+            on the dealer's first discard is 地胡.
+        luzhou_mode: the ``luzhou`` scoring mode (§9.1): ``hongwu`` (等 × 红胡 2 /
+            乌胡 4; the preset) or ``deng`` (等 only); other schemes only take ``hongwu``.
     """
 
     name: str = "qq"
@@ -91,11 +114,17 @@ class Ruleset:
     huangzhuang_passes_deal: bool = False
     huayang: Huayang = "half"
     win_on_ti_wei: bool = True
+    xingjia_paid: bool = True
+    huxi_table: str = "qq"
+    liangzhang_shown: bool = True
+    dipai_shown: bool = False
+    win_on_discard: bool = False
+    luzhou_mode: LuzhouMode = "hongwu"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise RulesetError(f"name must be text, got {type(self.name).__name__}")
-        for field in ("xingjia", "chou_blocks_peng", "huangzhuang_passes_deal", "win_on_ti_wei"):
+        for field in _FLAGS:
             if not isinstance(getattr(self, field), bool):
                 raise RulesetError(f"{field} must be true or false, got {getattr(self, field)!r}")
         for field, (low, high) in BOUNDS.items():
@@ -114,12 +143,26 @@ class Ruleset:
             )
         if self.huayang != "half" and self.settlement != "changde":
             raise RulesetError("huayang (花样 levels) applies to the changde settlement only")
+        if self.huxi_table not in HUXI_TABLES:
+            raise RulesetError(f"huxi_table must be one of {', '.join(HUXI_TABLES)}, "
+                               f"got {self.huxi_table!r}")
+        if self.luzhou_mode not in LUZHOU_MODES:
+            raise RulesetError(
+                f"luzhou_mode must be one of {', '.join(LUZHOU_MODES)}, got {self.luzhou_mode!r}"
+            )
+        if self.luzhou_mode != "hongwu" and self.settlement != "luzhou":
+            raise RulesetError("luzhou_mode applies to the luzhou settlement only")
         dealt = 20 * self.players + 1
         if not 0 <= self.set_aside <= 80 - dealt - 1:
             raise RulesetError(
                 f"set_aside must leave at least one card in the wall: 0..{80 - dealt - 1}, "
                 f"got {self.set_aside!r}"
             )
+
+    @property
+    def huxi(self) -> HuxiTable:
+        """The 胡息 table every group of a hand under these rules scores by."""
+        return HUXI_TABLES[self.huxi_table]
 
     @property
     def seats(self) -> int:
@@ -140,7 +183,7 @@ class Ruleset:
             raise RulesetError(
                 f"unknown preset {name!r}; presets: {', '.join(PRESETS)}"
             ) from None
-        return cls.from_dict({**options, "name": name, **overrides})
+        return cls.from_dict({**_preset_options(name, options, overrides), **overrides})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ruleset:
@@ -168,7 +211,8 @@ class Ruleset:
                 preset = name if isinstance(name, str) and name in PRESETS else "qq"
             if not isinstance(preset, str) or preset not in PRESETS:
                 raise RulesetError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
-            return cls.from_dict({**PRESETS[preset], "name": preset, **options})
+            return cls.from_dict({**_preset_options(preset, PRESETS[preset], options),
+                                  **options})
         raise RulesetError(f"rules must be a preset name or an object, got {type(data).__name__}")
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,11 +224,30 @@ class Ruleset:
         return self.from_dict({**self.to_dict(), **changes})
 
 
+_FLAGS: tuple[str, ...] = ("xingjia", "chou_blocks_peng", "huangzhuang_passes_deal",
+                           "win_on_ti_wei", "xingjia_paid", "liangzhang_shown", "dipai_shown",
+                           "win_on_discard")
+
+
+def _preset_options(name: str, options: dict[str, Any],
+                    overrides: dict[str, Any]) -> dict[str, Any]:
+    """A preset's options under ``overrides``. A preset whose default form has a seat
+    sitting out (``luzhou``'s 坐底) drops it when another player count is chosen
+    without saying ``xingjia`` (``players=3`` is luzhou's 3-seat form; rules-notes N19)."""
+    out = {**options, "name": name}
+    if options.get("xingjia") and "players" in overrides and "xingjia" not in overrides:
+        out["xingjia"] = False
+    return out
+
+
 PRESETS: dict[str, dict[str, Any]] = {
     "qq": {},
     "changde": {"settlement": "changde"},
     "hunan": {"settlement": "hunan", "chou_blocks_peng": False, "zimo_huxi": 3, "zimo_di": 0,
               "huangzhuang_passes_deal": True},
     "two-player": {"players": 2, "set_aside": 20, "min_huxi": 21},
+    "luzhou": {"players": 3, "xingjia": True, "xingjia_paid": False, "min_huxi": 10,
+               "settlement": "luzhou", "huxi_table": "luzhou", "liangzhang_shown": False,
+               "dipai_shown": True, "win_on_discard": True},
 }
 """The presets of RULES.md §9, as option overrides of the defaults (= ``qq``)."""

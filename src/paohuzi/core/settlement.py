@@ -64,15 +64,20 @@ class WinContext:
         zimo: 自摸 — the winner drew the winning card himself (偎胡/提胡
             included; every 天胡 of the dealer and every mandatory 天胡, §6.4).
         haidi: 海底 — the winning card was the wall's last (§6.3).
-        tianhu: 天胡 — a mandatory 3提/5坎 win or a win on the 亮张 (§6.4).
+        tianhu: 天胡 — a mandatory 3提/5坎 win or a win on the 亮张 (§6.4); under
+            ``luzhou`` also the dealer's win with his 21 cards (§9.1).
+        dihu: 地胡 — ``luzhou`` (§9.1): the dealer's 下家 won on the dealer's first
+            discard.
     """
 
     zimo: bool = False
     haidi: bool = False
     tianhu: bool = False
+    dihu: bool = False
 
 
-def win_context(source: Source, *, dealer: bool = False, last: bool = False) -> WinContext:
+def win_context(source: Source, *, dealer: bool = False, last: bool = False,
+                dihu: bool = False) -> WinContext:
     """How a hand won from ``source`` (one of :data:`WIN_SOURCES`) counts (§6.3, §6.4).
 
     ``dealer``: the winner is the dealer; ``last``: the winning card was the wall's last.
@@ -80,13 +85,13 @@ def win_context(source: Source, *, dealer: bool = False, last: bool = False) -> 
     (§6.4 [decision]); a mandatory 天胡 has no winning card, so no 海底.
 
     >>> win_context(Source.SELF, last=True)
-    WinContext(zimo=True, haidi=True, tianhu=False)
+    WinContext(zimo=True, haidi=True, tianhu=False, dihu=False)
     >>> win_context(Source.LIANGZHANG, dealer=False)
-    WinContext(zimo=False, haidi=False, tianhu=True)
+    WinContext(zimo=False, haidi=False, tianhu=True, dihu=False)
     >>> win_context(Source.LIANGZHANG, dealer=True) == WinContext(zimo=True, tianhu=True)
     True
     >>> win_context(Source.TIANHU, last=True)
-    WinContext(zimo=True, haidi=False, tianhu=True)
+    WinContext(zimo=True, haidi=False, tianhu=True, dihu=False)
     >>> win_context("discard")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -99,7 +104,7 @@ def win_context(source: Source, *, dealer: bool = False, last: bool = False) -> 
                               f"{', '.join(WIN_SOURCES)}")
     tianhu = source == Source.LIANGZHANG
     return WinContext(zimo=source == Source.SELF or (tianhu and dealer), haidi=last,
-                      tianhu=tianhu)
+                      tianhu=tianhu, dihu=dihu)
 
 
 def beans_of(points: int, rules: Ruleset) -> int:
@@ -118,15 +123,15 @@ def _beans(points: int, multiplier: int) -> int:
 
 def _xingjia_unit(rules: Ruleset) -> int:
     """What one payer gives the 醒家 (§9 hunan, rules-notes N12): one base score ``d``;
-    0 without a 醒家."""
-    return rules.base if rules.xingjia else 0
+    0 without a 醒家 or when the seat sitting out is not paid (``luzhou`` 坐底, §9.1)."""
+    return rules.base if rules.xingjia and rules.xingjia_paid else 0
 
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """The settlement of a won hand.
 
-    ``di`` is the scheme's base count (qq 底数 x, changde 等, hunan 囤) with
+    ``di`` is the scheme's base count (qq 底数 x, changde and luzhou 等, hunan 囤) with
     自摸 and 天胡 applied; ``fan`` the 番 / multiplier (1 for 平胡, 海底
     included); ``loser_points`` what each loser pays (negative),
     ``winner_points`` what the winner gets, ``xingjia_points`` what each loser
@@ -145,6 +150,7 @@ class Settlement:
     winner_points: int
     xingjia_points: int
     multiplier: int
+    dihu: bool = False
 
     @property
     def loser_beans(self) -> int:
@@ -167,6 +173,10 @@ def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
     elif rules.settlement == "changde":
         # §9: 等 = 1 + (h - 15) // 3.
         di = 1 + (h - 15) // 3
+    elif rules.settlement == "luzhou":
+        # §9.1 [decision]: 1 等 at 10 胡息, 1 more per further 10; 天胡, 地胡 double the 番.
+        di = 1 + max(0, h - 10) // 10
+        fan *= (2 if ctx.tianhu else 1) * (2 if ctx.dihu else 1)
     else:
         # §9 hunan: 囤 = 1 + (h - 15) // 3 with 自摸's 胡息 added.
         di = 1 + (h + (rules.zimo_huxi if ctx.zimo else 0) - 15) // 3
@@ -186,6 +196,7 @@ def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
         winner_points=each * losers,
         xingjia_points=_xingjia_unit(rules),
         multiplier=rules.multiplier,
+        dihu=ctx.dihu,
     )
 
 
@@ -255,6 +266,7 @@ class Payout:
     points: tuple[int, ...]
     xingjia_points: int
     multiplier: int
+    dihu: bool = False
 
     @property
     def beans(self) -> tuple[int, ...]:

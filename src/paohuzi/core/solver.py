@@ -42,11 +42,12 @@ from paohuzi.core.decompose import (
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import (
     GROWABLE,
-    HUXI_TABLE,
-    SCORING_SENTENCE_HUXI,
+    HUXI_TABLES,
+    QQ_HUXI,
     SCORING_VALUES,
     Group,
     GroupKind,
+    HuxiTable,
     partners,
 )
 from paohuzi.core.kinds import Source, TianhuKind
@@ -127,35 +128,38 @@ _WITH_PAIR = 3  # a hand pair becomes 碰 (another's card), 偎 (own draw) or �
 
 
 def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: Source,
-                dealer: bool) -> list[tuple[int, Group | None, int]]:
+                dealer: bool, table: HuxiTable) -> list[tuple[int, Group | None, int]]:
     """Every allowed placement: ``(how, the group the card forms, meld index)`` (§4.2, §5)."""
     if source not in SOURCES:
         raise PaohuziError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
     own = source == _SELF or (source == _LIANGZHANG and dealer)
     held = hand[card]
     if held == 3:
-        grown = Group.identical(GroupKind.TI if own else GroupKind.PAO, card)
+        grown = Group.identical(GroupKind.TI if own else GroupKind.PAO, card, table)
         # 破跑胡: another's card may be used elsewhere; a 提 is never broken.
         return [(_GROW_KAN, grown, -1)] if own else [(_GROW_KAN, grown, -1), (_FREE, None, -1)]
     for i, meld in enumerate(melds):
         if meld.cards[0] == card and meld.kind in GROWABLE:
             if meld.kind is GroupKind.PENG:  # any drawn card may make it a 跑, or be used
-                return [(_GROW_MELD, Group.identical(GroupKind.PAO, card), i), (_FREE, None, -1)]
+                return [(_GROW_MELD, Group.identical(GroupKind.PAO, card, table), i),
+                        (_FREE, None, -1)]
             if own:
-                return [(_GROW_MELD, Group.identical(GroupKind.TI, card), i)]
-            return [(_GROW_MELD, Group.identical(GroupKind.PAO, card), i), (_FREE, None, -1)]
+                return [(_GROW_MELD, Group.identical(GroupKind.TI, card, table), i)]
+            return [(_GROW_MELD, Group.identical(GroupKind.PAO, card, table), i),
+                    (_FREE, None, -1)]
     if held == 2:
         if own:
             kind = GroupKind.KAN if source == _LIANGZHANG else GroupKind.WEI
-            return [(_WITH_PAIR, Group.identical(kind, card), -1)]
-        return [(_WITH_PAIR, Group.identical(GroupKind.PENG, card), -1), (_FREE, None, -1)]
+            return [(_WITH_PAIR, Group.identical(kind, card, table), -1)]
+        return [(_WITH_PAIR, Group.identical(GroupKind.PENG, card, table), -1), (_FREE, None, -1)]
     return [(_FREE, None, -1)]
 
 
 def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, dealer: bool,
-          trusted: bool = False
+          trusted: bool = False, table: HuxiTable = QQ_HUXI
           ) -> tuple[int, tuple[int, Group | None, int] | None, list[int]]:
     """Most 胡息 of a winning arrangement: ``(huxi, placement, free counts)``; -1 if none.
+    Groups score by ``table`` (the table groups already do: they were built with it).
 
     ``trusted`` skips the card-count validation (for the engine, whose state is valid).
     """
@@ -177,20 +181,21 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     locked_n = 0
     locked_ti = 0
     free = [0] * KINDS
+    kan_huxi = table.identical[_KAN]
     for i, n in enumerate(hand):
         if n <= 2:
             free[i] = n
         elif n == 3:
-            locked_huxi += _KAN_HUXI[i >= 10]
+            locked_huxi += kan_huxi[i]
             locked_n += 1
         else:
-            locked_huxi += _TI_HUXI[i >= 10]
+            locked_huxi += table.identical[_TI][i]
             locked_n += 1
             locked_ti += 1
     best_huxi = -1
     best_placement = None
     best_free = free
-    for placement in _placements(hand, melds, card, source, dealer):
+    for placement in _placements(hand, melds, card, source, dealer, table):
         how, group, index = placement
         fixed_n = len(melds) + locked_n
         fixed_huxi = table_huxi + locked_huxi
@@ -203,7 +208,7 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
             assert group is not None
             fixed_huxi += group.huxi
             if how == _GROW_KAN:
-                fixed_huxi -= _KAN_HUXI[card >= 10]
+                fixed_huxi -= kan_huxi[card]
                 pao_ti += 1
             elif how == _GROW_MELD:
                 fixed_huxi -= melds[index].huxi
@@ -216,50 +221,54 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
         n_free = sum(f) - (2 if need_pair else 0)
         if n_free < 0 or n_free % 3 or fixed_n + n_free // 3 + need_pair != MENZI_TO_WIN:
             continue
-        free_huxi = best_free_huxi(f, need_pair)
+        free_huxi = best_free_huxi(f, need_pair, table)
         if free_huxi >= 0 and free_huxi + fixed_huxi > best_huxi:
             best_huxi, best_placement, best_free = free_huxi + fixed_huxi, placement, f
     return best_huxi, best_placement, best_free
 
 
-_KAN_HUXI = (Group.identical(GroupKind.KAN, 0).huxi, Group.identical(GroupKind.KAN, 10).huxi)
-_TI_HUXI = (Group.identical(GroupKind.TI, 0).huxi, Group.identical(GroupKind.TI, 10).huxi)
+_KAN: Final = GroupKind.KAN
+_TI: Final = GroupKind.TI
 
 
 def best_huxi(hand: Iterable[int], melds: Sequence[Group], card: int,
-              source: Source = Source.OTHER, *, dealer: bool = False) -> int:
+              source: Source = Source.OTHER, *, dealer: bool = False,
+              table: HuxiTable = QQ_HUXI) -> int:
     """The 胡息 of :func:`solve`'s arrangement without building it; -1 when none (fast path)."""
-    return _best(counts_of(hand), melds, card, source, dealer)[0]
+    return _best(counts_of(hand), melds, card, source, dealer, table=table)[0]
 
 
 def solve(hand: Iterable[int], melds: Sequence[Group], card: int,
-          source: Source = Source.OTHER, *, dealer: bool = False) -> Arrangement | None:
+          source: Source = Source.OTHER, *, dealer: bool = False,
+          table: HuxiTable = QQ_HUXI) -> Arrangement | None:
     """The arrangement with the most 胡息 of hand + melds + the winning card, or ``None``.
 
     The 7-门子 condition and the pair rule (§6.1) are checked; the 胡息
-    threshold is not (see :func:`can_hu`).
+    threshold is not (see :func:`can_hu`). Groups score by ``table`` (§5; ``luzhou``
+    §9.1), which the table groups ``melds`` must already score by.
     """
-    return solve_counts(counts_of(hand), melds, card, source, dealer=dealer)
+    return solve_counts(counts_of(hand), melds, card, source, dealer=dealer, table=table)
 
 
 def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
                  source: Source = Source.OTHER, *, dealer: bool = False, min_huxi: int = 0,
-                 trusted: bool = False) -> Arrangement | None:
+                 trusted: bool = False, table: HuxiTable = QQ_HUXI) -> Arrangement | None:
     """:func:`solve` for a hand given as a count vector; ``None`` also below ``min_huxi``.
 
     ``trusted`` skips validating the card counts (the engine's state is valid).
     """
-    huxi, placement, free = _best(counts, melds, card, source, dealer, trusted)
+    huxi_table = table
+    huxi, placement, free = _best(counts, melds, card, source, dealer, trusted, huxi_table)
     if placement is None or huxi < min_huxi:
         return None
     how, grown, index = placement
-    table = list(melds)
-    locked = _locked_groups(counts)
+    on_table = list(melds)
+    locked = _locked_groups(counts, huxi_table)
     extra: list[Group] = []
     winning: int | None = None
     if how == _GROW_MELD:
         assert grown is not None
-        table[index] = grown
+        on_table[index] = grown
         winning = index
     elif how == _GROW_KAN:
         assert grown is not None
@@ -268,30 +277,31 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
     elif how == _WITH_PAIR:
         assert grown is not None
         extra.append(grown)
-    fixed = table + locked + extra
+    fixed = on_table + locked + extra
     if extra:
         winning = len(fixed) - 1
     need_pair = any(g.is_pao_or_ti for g in fixed)
-    split = best_free_split(free, need_pair)
+    split = best_free_split(free, need_pair, huxi_table)
     assert split is not None and split[0] + sum(g.huxi for g in fixed) == huxi
-    groups = fixed + [Group(GroupKind(kind), tuple(ALL_CARDS[c] for c in cards))
+    groups = fixed + [Group(GroupKind(kind), tuple(ALL_CARDS[c] for c in cards), huxi_table)
                       for kind, cards in split[1]]
     if winning is None:  # the card went to the free cards: the first free group holding it
         winning = next(i for i in range(len(fixed), len(groups)) if card in groups[i].cards)
-    on_table = tuple(i < len(table) for i in range(len(groups)))
-    return Arrangement(tuple(groups), on_table, (), winning)
+    laid = tuple(i < len(on_table) for i in range(len(groups)))
+    return Arrangement(tuple(groups), laid, (), winning)
 
 
-def _locked_groups(hand: Sequence[int]) -> list[Group]:
+def _locked_groups(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> list[Group]:
     """Hand 坎 (3 identical) and 提 (4 identical): always whole (§2)."""
-    return [Group.identical(GroupKind.KAN if n == 3 else GroupKind.TI, i)
+    return [Group.identical(GroupKind.KAN if n == 3 else GroupKind.TI, i, table)
             for i, n in enumerate(hand) if n >= 3]
 
 
 def can_hu(hand: Iterable[int], melds: Sequence[Group], card: int, source: Source,
            rules: Ruleset, *, dealer: bool = False) -> bool:
     """Whether the hand wins on ``card``: 7 门子 and at least ``rules.min_huxi`` 胡息."""
-    return best_huxi(hand, melds, card, source, dealer=dealer) >= rules.min_huxi
+    return best_huxi(hand, melds, card, source, dealer=dealer,
+                     table=rules.huxi) >= rules.min_huxi
 
 
 def _ti_or_wei(hand: Sequence[int], melds: Sequence[Group], card: int, source: Source,
@@ -360,14 +370,15 @@ def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[W
             if win_barred(rules, hand_counts, melds, x, source):
                 results.append(None)
                 continue
-            huxi = _best(hand_counts, melds, x, source, False)[0]
+            huxi = _best(hand_counts, melds, x, source, False, table=rules.huxi)[0]
             results.append(huxi if huxi >= rules.min_huxi else None)
         if results[0] is not None or results[1] is not None:
             out.append(Wait(ALL_CARDS[x], results[0], results[1]))
     return out
 
 
-def best_partial_huxi(hand: Iterable[int], melds: Sequence[Group] = ()) -> int:
+def best_partial_huxi(hand: Iterable[int], melds: Sequence[Group] = (),
+                      table: HuxiTable = QQ_HUXI) -> int:
     """The most 胡息 these cards can make with leftovers allowed (§6.4, §7.4).
 
     Table groups and hand 坎/提 count whole; the other hand cards add the best
@@ -379,23 +390,24 @@ def best_partial_huxi(hand: Iterable[int], melds: Sequence[Group] = ()) -> int:
     """
     counts = counts_of(hand)
     validate_counts(counts, "hand")
-    return partial_huxi_counts(counts, melds)
+    return partial_huxi_counts(counts, melds, table)
 
 
-def partial_huxi_counts(counts: Sequence[int], melds: Sequence[Group] = ()) -> int:
+def partial_huxi_counts(counts: Sequence[int], melds: Sequence[Group] = (),
+                        table: HuxiTable = QQ_HUXI) -> int:
     """:func:`best_partial_huxi` of a hand given as a (valid) count vector."""
     total = 0
     free = list(counts)
     for i, n in enumerate(counts):
         if n == 3:
-            total += _KAN_HUXI[i >= 10]
+            total += table.identical[_KAN][i]
             free[i] = 0
         elif n == 4:
-            total += _TI_HUXI[i >= 10]
+            total += table.identical[_TI][i]
             free[i] = 0
     for meld in melds:
         total += meld.huxi
-    return total + partial_scoring_sentences(free)
+    return total + partial_scoring_sentences(free, table)
 
 
 def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> TianhuKind | None:
@@ -415,7 +427,8 @@ def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> TianhuKind 
     return None
 
 
-def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = ()) -> Arrangement | None:
+def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = (),
+                 table: HuxiTable = QQ_HUXI) -> Arrangement | None:
     """The 天胡 arrangement of a dealt hand (§6.4), or ``None`` if it has no mandatory 天胡.
 
     Its 胡息 is the 提/坎 胡息 plus the best the other cards make, leftovers allowed.
@@ -435,17 +448,17 @@ def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = ()) -> Arrangemen
                      for i in range(KINDS)], "hand and table")
     if tianhu_kind(hand, melds) is None:
         return None
-    locked = _locked_groups(counts)
+    locked = _locked_groups(counts, table)
     free = [n if n <= 2 else 0 for n in counts]
     groups: list[Group] = list(melds) + locked
-    for shape in partial_scoring_split(free):
-        groups.append(Group(GroupKind.SENTENCE, tuple(ALL_CARDS[c] for c in shape)))
+    for shape in partial_scoring_split(free, table):
+        groups.append(Group(GroupKind.SENTENCE, tuple(ALL_CARDS[c] for c in shape), table))
         for c in shape:
             free[c] -= 1
     left = [i for i in range(KINDS) for _ in range(free[i])]
     if len(left) == 2 and left[0] == left[1]:
         # §7.2 [decision]: one pair beside the 提 and 坎 is the 将, a 门子 (对对胡 may hold)
-        groups.append(Group.identical(GroupKind.PAIR, left[0]))
+        groups.append(Group.identical(GroupKind.PAIR, left[0], table))
         left = []
     leftover = tuple(ALL_CARDS[i] for i in left)
     on_table = tuple([True] * len(melds) + [False] * (len(groups) - len(melds)))
@@ -487,43 +500,62 @@ def _isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
     return tuple(isolated)
 
 
-def _hand_facts(hand: Sequence[int]) -> _HandFacts:
+def _hand_facts(hand: Sequence[int], table: HuxiTable) -> _HandFacts:
     free = list(hand)
     locked = ti = 0
     for i, n in enumerate(hand):
         if n >= 3:
             free[i] = 0
             if n == 3:
-                locked += _KAN_HUXI[i >= 10]
+                locked += table.identical[_KAN][i]
             else:
-                locked += _TI_HUXI[i >= 10]
+                locked += table.identical[_TI][i]
                 ti += 1
-    return _HandFacts(sum(hand), ti, locked + partial_scoring_sentences(free), tuple(free),
-                      _isolated_cards(hand))
+    return _HandFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
+                      tuple(free), _isolated_cards(hand))
 
 
-_facts_memo: dict[tuple[int, ...], _HandFacts] = {}
+_facts_memos: dict[str, dict[tuple[int, ...], _HandFacts]] = {
+    name: {} for name in HUXI_TABLES}
+"""Per 胡息 table, the prefilter's facts of each hand seen."""
+_facts_memo = _facts_memos[QQ_HUXI.name]
 _FACTS_LIMIT: Final = 1 << 16
 """The memo is emptied when it reaches this many hands (a bound on its memory)."""
 
 
 def clear_prefilter_cache() -> None:
     """Forget the hands :func:`may_win` has analysed (for cold benchmarks)."""
-    _facts_memo.clear()
+    for memo in _facts_memos.values():
+        memo.clear()
 
 
-_GROWTH: Final = max(
-    HUXI_TABLE[new][big] - HUXI_TABLE[old][big]
-    for old, new in ((GroupKind.KAN, GroupKind.TI), (GroupKind.KAN, GroupKind.PAO),
-                     (GroupKind.WEI, GroupKind.TI), (GroupKind.WEI, GroupKind.PAO),
-                     (GroupKind.CHOUWEI, GroupKind.TI), (GroupKind.CHOUWEI, GroupKind.PAO),
-                     (GroupKind.PENG, GroupKind.PAO), (GroupKind.PAIR, GroupKind.PENG),
-                     (GroupKind.PAIR, GroupKind.WEI), (GroupKind.PAIR, GroupKind.KAN))
-    for big in (0, 1))
-"""The most 胡息 one card adds by growing a hand 坎 or pair or a table 偎/碰 (6)."""
+_GROWS_INTO: Final = ((GroupKind.KAN, GroupKind.TI), (GroupKind.KAN, GroupKind.PAO),
+                      (GroupKind.WEI, GroupKind.TI), (GroupKind.WEI, GroupKind.PAO),
+                      (GroupKind.CHOUWEI, GroupKind.TI), (GroupKind.CHOUWEI, GroupKind.PAO),
+                      (GroupKind.PENG, GroupKind.PAO), (GroupKind.PAIR, GroupKind.PENG),
+                      (GroupKind.PAIR, GroupKind.WEI), (GroupKind.PAIR, GroupKind.KAN))
 
 
-def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: int) -> bool:
+def _growth(table: HuxiTable) -> int:
+    """The most 胡息 one card adds by growing a hand 坎 or pair or a table 偎/碰
+    (``qq``: 6; ``luzhou``: 12, a red pair becoming a big red 坎)."""
+    return max(table.identical[new][c] - table.identical[old][c]
+               for old, new in _GROWS_INTO for c in range(KINDS))
+
+
+def _most_gain(table: HuxiTable) -> tuple[int, ...]:
+    """Per card, the most 胡息 it can add to the scoring sentences: one sentence, the best
+    scoring one it is in."""
+    return tuple(max([table.sentence_huxi(v, c >= 10) for v in SCORING_VALUES if c % 10 in v],
+                     default=0) for c in range(KINDS))
+
+
+_BOUNDS: Final = {name: (_growth(t), _most_gain(t)) for name, t in HUXI_TABLES.items()}
+_GROWTH, _MOST_GAIN = _BOUNDS[QQ_HUXI.name]
+
+
+def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: int,
+            table: HuxiTable = QQ_HUXI) -> bool:
     """A cheap necessary condition for a win on ``card`` with at least ``min_huxi`` 胡息.
 
     ``False`` means no arrangement wins (so :func:`solve_counts` need not be asked);
@@ -547,11 +579,12 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     '二'
     """
     key = tuple(hand)
-    facts = _facts_memo.get(key)
+    memo = _facts_memo if table is QQ_HUXI else _facts_memos[table.name]
+    facts = memo.get(key)
     if facts is None:
-        if len(_facts_memo) >= _FACTS_LIMIT:
-            _facts_memo.clear()
-        facts = _facts_memo[key] = _hand_facts(key)
+        if len(memo) >= _FACTS_LIMIT:
+            memo.clear()
+        facts = memo[key] = _hand_facts(key, table)
     isolated = facts.isolated
     if isolated:
         if len(isolated) == 1:
@@ -576,17 +609,15 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
                 grows = True
     if not may_form_menzi(owned, pao_ti):
         return False
+    qq = table is QQ_HUXI
     if grows:
-        bound += _GROWTH
+        bound += _GROWTH if qq else _BOUNDS[table.name][0]
     if bound >= min_huxi:
         return True
-    return bound + _MOST_GAIN[card] >= min_huxi and \
-        bound + scoring_gain(facts.free, card) >= min_huxi
+    most_gain = _MOST_GAIN if qq else _BOUNDS[table.name][1]
+    return bound + most_gain[card] >= min_huxi and \
+        bound + scoring_gain(facts.free, card, table) >= min_huxi
 
 
 _PARTNERS: Final = tuple(partners(c) for c in range(KINDS))
 _PARTNER_SETS: Final = tuple(frozenset(p) for p in _PARTNERS)
-_MOST_GAIN: Final = tuple(
-    SCORING_SENTENCE_HUXI[c >= 10] if any(c % 10 in v for v in SCORING_VALUES) else 0
-    for c in range(KINDS))
-"""The most 胡息 one card can add to the scoring sentences: one sentence, if it is in one."""

@@ -265,6 +265,8 @@ class Claim:
     forced_pao: int | None = None
     wins: dict[int, Arrangement] = field(default_factory=dict)
     last: bool = False
+    dihu: bool = False
+    """The dealer's first discard (a win on it by his 下家 is 地胡, §9.1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +307,8 @@ class HandResult:
             s = self.settlement
             data.update(di=s.di, fan=s.fan, zimo=s.zimo, haidi=s.haidi, tianhu=s.tianhu,
                         mingtang=[{"name": m.name, "fan": m.fan} for m in s.mingtang])
+            if s.dihu:
+                data["dihu"] = True
         return data
 
 
@@ -328,6 +332,8 @@ class Hand:
         deal.validate(rules)
         self.on_claim_point = on_claim_point
         self.rules = rules
+        self.table = rules.huxi
+        """The 胡息 table every group of this hand scores by (§5, §9.1)."""
         self._deal: Deal | None = deal
         self.set_aside: tuple[Card, ...] = deal.set_aside
         self.players = rules.players
@@ -337,8 +343,13 @@ class Hand:
         self.seats = [SeatState(counts_of(cards)) for cards in deal.hands]
         self.wall: list[Card] = list(deal.wall)
         self.liangzhang = deal.liangzhang
-        self.in_play: Card | None = deal.liangzhang
+        self.in_play: Card | None = deal.liangzhang if rules.liangzhang_shown else None
         """The shown card nobody owns yet (the 亮张 at the start, a discard, a shown draw)."""
+        self.dipai: Card | None = None
+        """The wall's last card, shown to every seat (``luzhou`` 底牌, §9.1)."""
+        self.liangzhang_pending = not rules.liangzhang_shown
+        """The hidden 21st card (§9.1) is not yet in the dealer's hand (nor in play)."""
+        self._dealer_discards = 0
         self.phase = Phase.CLAIM
         self.turn = self.dealer
         self.claim: Claim | None = None
@@ -377,6 +388,10 @@ class Hand:
         hand = cls.__new__(cls)
         hand.on_claim_point = None
         hand.rules = rules
+        hand.table = rules.huxi
+        hand.dipai = wall[-1] if rules.dipai_shown and wall else None
+        hand.liangzhang_pending = False
+        hand._dealer_discards = 1
         hand.players = rules.players
         hand._orders = [[(s + i) % hand.players for i in range(hand.players)]
                         for s in range(hand.players)]
@@ -484,25 +499,31 @@ class Hand:
 
     def _start(self) -> None:
         events: list[Event] = []
+        shown = self.rules.liangzhang_shown
         for seat in range(self.players):
             dealt = tuple(self.seats[seat].hand_cards)
+            if seat == self.dealer and not shown:  # §9.1: the 21st card is not shown
+                dealt = tuple(sorted((*dealt, self.liangzhang)))
             self._emit(events, Event(EventKind.DEAL, seat, dealt, private=True))
-        self._emit(events, Event(EventKind.LIANGZHANG, self.dealer, (self.liangzhang,)))
+        if shown:
+            self._emit(events, Event(EventKind.LIANGZHANG, self.dealer, (self.liangzhang,)))
+        if self.rules.dipai_shown:
+            self._show_dipai(events)
         # §3.3 mandatory 天胡: dealer first (with his 亮张), then 下家, then 上家.
         for seat in self.order_from(self.dealer):
             cards = self.seats[seat].hand_cards
             if seat == self.dealer:
                 cards = [*cards, self.liangzhang]
             if tianhu_kind(cards) is not None:
-                arrangement = solve_tianhu(cards)
+                arrangement = solve_tianhu(cards, table=self.table)
                 assert arrangement is not None
                 self._win(events, seat, None, Source.TIANHU, arrangement,
                           win_context(Source.TIANHU))
                 return
-        # §3.4 optional 亮张胡.
+        # §3.4 optional 亮张胡; §9.1 (亮张 hidden): the dealer's 天胡 with his 21 cards.
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
-        for seat in self.order_from(self.dealer):
+        for seat in self.order_from(self.dealer) if shown else [self.dealer]:
             win = self._win_check(seat, self.liangzhang, Source.LIANGZHANG)
             if win is not None:
                 options[seat] = [Hu(), Pass()]
@@ -516,17 +537,35 @@ class Hand:
         self._claim_point()
         self._after_liangzhang(events)
 
+    def _show_dipai(self, events: list[Event]) -> None:
+        """§9.1 底牌: the wall's last card is shown; a red one goes to the top of the wall
+        and the next bottom card is shown, until a black one is (rules-notes N20)."""
+        for _ in range(len(self.wall)):
+            card = self.wall[-1]
+            red = card.is_red
+            self._emit(events, Event(EventKind.DIPAI, None, (card,),
+                                     detail="red: to the top" if red else ""))
+            if not red:
+                break
+            self.wall.insert(0, self.wall.pop())
+        self.dipai = self.wall[-1] if self.wall else None
+
+    def _winnable(self, last: bool) -> bool:
+        """Whether a drawn card may be won: never the shown 底牌 (§9.1)."""
+        return not (last and self.rules.dipai_shown)
+
     def _after_liangzhang(self, events: list[Event]) -> None:
         dealer = self.seats[self.dealer]
         dealer.receive(self.liangzhang)
         self.in_play = None
+        self.liangzhang_pending = False
         # §3.5 automatic 提 of every 4-of-a-kind.
         for seat in self.order_from(self.dealer):
             st = self.seats[seat]
             for c in range(KINDS):
                 if st.hand[c] == 4:
                     st.take(c, 4)
-                    st.lay(Group.identical(GroupKind.TI, c), 4)
+                    st.lay(Group.identical(GroupKind.TI, c, self.table), 4)
                     self._emit(events, Event(EventKind.TI, seat, (ALL_CARDS[c],), detail="dealt"))
         # §3.6 the dealer discards unless the discard rule says he has no extra card.
         self._after_intake(events, self.dealer)
@@ -561,23 +600,23 @@ class Hand:
         wei_index = st.meld_of(card, _WEI_KINDS)
         if st.hand[card] == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
-            win = self._win_check(seat, card, Source.SELF)
+            win = self._win_check(seat, card, Source.SELF) if self._winnable(last) else None
             if st.hand[card] == 3:
                 st.take(card, 3)
-                st.lay(Group.identical(GroupKind.TI, card), 4)
+                st.lay(Group.identical(GroupKind.TI, card, self.table), 4)
             else:
                 assert wei_index is not None
-                st.grow(wei_index, Group.identical(GroupKind.TI, card))
+                st.grow(wei_index, Group.identical(GroupKind.TI, card, self.table))
             self._emit(events, Event(EventKind.TI, seat, (card,)))
             self._own_claim(events, seat, card, win, last)
             return
         if st.hand[card] == 2:
             # §4.2.1 偎 (臭偎 after a declined 碰): forced, face down.
-            win = self._win_check(seat, card, Source.SELF)
+            win = self._win_check(seat, card, Source.SELF) if self._winnable(last) else None
             st.take(card, 2)
             chou = card in st.declined_peng
             kind = GroupKind.CHOUWEI if chou else GroupKind.WEI
-            st.lay(Group.identical(kind, card), 3)
+            st.lay(Group.identical(kind, card, self.table), 3)
             event = EventKind.CHOUWEI if chou else EventKind.WEI
             self._emit(events, Event(event, seat, (card,) * 3, private=not chou))
             self._own_claim(events, seat, card, win, last)
@@ -611,10 +650,11 @@ class Hand:
             return None
         if win_barred(self.rules, st.hand, st.melds, card, source, dealer=seat == self.dealer):
             return None  # §9 changde option: no win on a card he would 提 or 偎
-        if self.use_filters and not may_win(st.hand, st.melds, card, self.rules.min_huxi):
+        if self.use_filters and not may_win(st.hand, st.melds, card, self.rules.min_huxi,
+                                            self.table):
             return None
         return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,
-                            trusted=True, dealer=seat == self.dealer)
+                            trusted=True, dealer=seat == self.dealer, table=self.table)
 
     def _open_claim(self, events: list[Event], card: Card, owner: int, context: ClaimContext,
                     last: bool) -> None:
@@ -622,9 +662,15 @@ class Hand:
         drawn = context is ClaimContext.DRAW
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
-        if drawn:  # 1. 胡, drawer first (a discard can never be won)
+        if drawn and self._winnable(last):  # 1. 胡, drawer first (§4.1: never on a discard)
             for seat in self.order_from(owner):
                 win = self._win_check(seat, card, Source.SELF if seat == owner else Source.OTHER)
+                if win is not None:
+                    wins[seat] = win
+                    options[seat] = [_HU]
+        elif not drawn and self.rules.win_on_discard:  # §9.1: 胡 on another's discard
+            for seat in self.order_from(owner)[1:]:
+                win = self._win_check(seat, card, Source.OTHER)
                 if win is not None:
                     wins[seat] = win
                     options[seat] = [_HU]
@@ -653,8 +699,9 @@ class Hand:
                     options.setdefault(seat, []).extend(plans)
         for seat in options:
             options[seat].append(_PASS)
+        dihu = not drawn and owner == self.dealer and self._dealer_discards == 1
         self.claim = Claim(card, owner, context, options, forced_pao=forced_pao, wins=wins,
-                           last=last)
+                           last=last, dihu=dihu)
         self.phase = Phase.CLAIM
         self._claim_point()
         if not options:
@@ -734,6 +781,8 @@ class Hand:
         st = self.seats[seat]
         st.take(card)
         st.chou.add(card)  # §4.5 (a): one's own discard is 臭
+        if seat == self.dealer:
+            self._dealer_discards += 1
         self.in_play = card
         self._emit(events, Event(EventKind.DISCARD, seat, (card,)))
         self._open_claim(events, card, seat, ClaimContext.DISCARD, False)
@@ -807,16 +856,16 @@ class Hand:
         st = self.seats[seat]
         index = st.meld_of(card, GROWABLE)
         if index is not None:
-            st.grow(index, Group.identical(GroupKind.PAO, card))
+            st.grow(index, Group.identical(GroupKind.PAO, card, self.table))
         else:
             st.take(card, 3)
-            st.lay(Group.identical(GroupKind.PAO, card), 4)
+            st.lay(Group.identical(GroupKind.PAO, card, self.table), 4)
         self._emit(events, Event(EventKind.PAO, seat, (card,) * 4))
 
     def _peng(self, events: list[Event], seat: int, card: Card) -> None:
         st = self.seats[seat]
         st.take(card, 2)
-        st.lay(Group.identical(GroupKind.PENG, card), 3)
+        st.lay(Group.identical(GroupKind.PENG, card, self.table), 3)
         self._emit(events, Event(EventKind.PENG, seat, (card,) * 3))
 
     def _chi(self, events: list[Event], seat: int, card: Card, chi: Chi) -> None:
@@ -827,9 +876,9 @@ class Hand:
             used.extend(g.cards)
         for c in used:
             st.take(c)
-        st.lay(chi.eat, 3)
+        st.lay(chi.eat.scored_by(self.table), 3)
         for g in chi.bi:
-            st.lay(g, 3)
+            st.lay(g.scored_by(self.table), 3)
         cards = tuple(c for g in (chi.eat, *chi.bi) for c in g.cards)
         self._emit(events, Event(EventKind.CHI, seat, cards, detail=chi.text))
 
@@ -839,7 +888,8 @@ class Hand:
         else:
             own = claim.context is ClaimContext.OWN or winner == claim.seat
             source = Source.SELF if own else Source.OTHER
-        ctx = win_context(source, dealer=winner == self.dealer, last=claim.last)
+        dihu = claim.dihu and winner == self.next_seat(self.dealer)
+        ctx = win_context(source, dealer=winner == self.dealer, last=claim.last, dihu=dihu)
         self._win(events, winner, claim.card, source, claim.wins[winner], ctx)
 
     def _win(self, events: list[Event], winner: int, card: Card | None, source: Source,
@@ -870,7 +920,7 @@ class Hand:
             raise IllegalActionError("the hand has ended")
         if not 0 <= seat < self.players:
             raise IllegalActionError(f"there is no seat {seat!r}")
-        h = sum(best_partial_huxi(st.hand_cards, st.melds)
+        h = sum(best_partial_huxi(st.hand_cards, st.melds, self.table)
                 for s, st in enumerate(self.seats) if s != seat)
         paid = payout(Taopao(seat, h), self.rules)
         self.result = HandResult(EndReason.ESCAPE, points=paid.points, beans=paid.beans,
@@ -885,7 +935,8 @@ class Hand:
     def card_total(self) -> int:
         """Every card accounted for: hands, tables, piles, wall, set aside, the card in play."""
         n = sum(st.owned + len(st.pile) for st in self.seats)
-        return n + len(self.wall) + len(self.set_aside) + (self.in_play is not None)
+        return (n + len(self.wall) + len(self.set_aside) + (self.in_play is not None)
+                + self.liangzhang_pending)
 
     def state_key(self) -> tuple[Any, ...]:
         """A full, hashable snapshot of the state (for determinism and replay checks)."""

@@ -48,6 +48,8 @@ def record_of(hand: Hand) -> dict[str, Any]:
         "deal": deal,
         "actions": [{"seat": seat, "action": action.text} for seat, action in hand.actions],
     }
+    if hand.dipai is not None:  # §9.1 the shown 底牌 (the replay shows the same card)
+        record["dipai"] = hand.dipai.text
     if hand.result is not None:
         record["result"] = hand.result.to_json()
     return record
@@ -96,6 +98,10 @@ def replay(record: str | dict[str, Any], *, check_result: bool = True,
     """
     data = load_record(record)
     hand = _hand_of(data)
+    if "dipai" in data:
+        shown = hand.dipai.text if hand.dipai is not None else None
+        if shown != data["dipai"]:
+            raise RecordError(f"replay shows the 底牌 {shown}, the record says {data['dipai']}")
     for i, step in enumerate(data["actions"]):
         if not isinstance(step, dict) or "seat" not in step or "action" not in step:
             raise RecordError(f"action {i}: expected {{'seat': n, 'action': text}}")

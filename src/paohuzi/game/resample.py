@@ -185,7 +185,7 @@ def _try_sample(view: Observation, me: int, shown: Shown, rng: random.Random) ->
                     return None
                 card = rng.choice(options)
                 unseen[card] -= 3
-                m = Group.identical(GroupKind.WEI, card)
+                m = Group.identical(GroupKind.WEI, card, view.rules.huxi)
             seat_melds.append(m)
         melds.append(seat_melds)
     pool = [c for c in range(KINDS) for _ in range(unseen[c])]
@@ -214,9 +214,13 @@ def _try_sample(view: Observation, me: int, shown: Shown, rng: random.Random) ->
         raise PositionError(f"{len(pool)} unseen cards left for a wall of {view.wall} and "
                             f"{view.rules.set_aside} set aside")
     wall = [ALL_CARDS[c] for c in pool[: view.wall]]
+    if view.dipai is not None and view.dipai in wall:  # §9.1: the shown 底牌 stays last
+        wall.remove(view.dipai)
+        wall.append(view.dipai)
     set_aside = [ALL_CARDS[c] for c in pool[view.wall:]]
     turn = me if view.claim is None else view.claim[1]
-    return Hand.resume(view.rules, dealer=view.dealer, liangzhang=view.liangzhang,
+    liangzhang = view.liangzhang if view.liangzhang is not None else ALL_CARDS[0]
+    return Hand.resume(view.rules, dealer=view.dealer, liangzhang=liangzhang,
                        seats=seats, wall=wall, turn=turn, shown=view.claim,
                        set_aside=set_aside)
 

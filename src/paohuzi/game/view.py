@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
-from paohuzi.core.groups import Group, GroupKind
+from paohuzi.core.groups import LABELS, Group, GroupKind
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.actions import Action
@@ -50,13 +50,16 @@ class Observation:
         in_play: the shown card nobody owns yet, if any.
         legal: the observer's legal actions now.
         events: the events as the observer may see them (JSON-ready dicts).
+        liangzhang: the 亮张; ``None`` where the rules keep the dealer's 21st card
+            hidden (``luzhou``, §9.1).
+        dipai: the wall's last card, shown to every seat (``luzhou`` 底牌, §9.1).
     """
 
     seat: int | None
     rules: Ruleset
     players: int
     dealer: int
-    liangzhang: Card
+    liangzhang: Card | None
     wall: int
     phase: str
     turn: int | None
@@ -74,6 +77,7 @@ class Observation:
     events: tuple[dict[str, Any], ...]
     result: HandResult | None
     revealed_hands: tuple[tuple[Card, ...], ...] | None
+    dipai: Card | None = None
 
     def table_huxi(self, seat: int) -> int:
         """A seat's table 胡息 as far as the observer can tell (another's 偎 unknown)."""
@@ -137,7 +141,7 @@ def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation
         rules=hand.rules,
         players=hand.players,
         dealer=hand.dealer,
-        liangzhang=hand.liangzhang,
+        liangzhang=hand.liangzhang if hand.rules.liangzhang_shown else None,
         wall=len(hand.wall),
         # A seat without a decision sees no "claim" phase: it would tell that someone
         # else holds an option on the card.
@@ -159,6 +163,7 @@ def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation
         events=tuple(e.visible_to(seat) for e in hand.events) if events else (),
         result=hand.result,
         revealed_hands=revealed,
+        dipai=hand.dipai,
     )
 
 
@@ -174,7 +179,7 @@ def view_json(obs: Observation) -> dict[str, Any]:
         "players": obs.players,
         "dealer": obs.dealer,
         "rules": obs.rules.name,
-        "liangzhang": obs.liangzhang.text,
+        "liangzhang": None if obs.liangzhang is None else obs.liangzhang.text,
         "wall": obs.wall,
         "phase": obs.phase,
         "turn": obs.turn,
@@ -190,11 +195,16 @@ def view_json(obs: Observation) -> dict[str, Any]:
         ],
         "events": list(obs.events),
     }
+    labels = obs.rules.huxi.labels
+    if labels != LABELS:  # the region's group names (luzhou: 提 垅, 跑 招, 句 列), display only
+        view["labels"] = {kind.value: label for kind, label in labels.items()}
     if obs.claim is not None:
         card, seat, context = obs.claim  # "source": the protocol's name for the seat
         view["claim"] = {"card": card.text, "source": seat, "context": context.value}
     if obs.in_play is not None:
         view["in_play"] = obs.in_play.text
+    if obs.dipai is not None:
+        view["dipai"] = obs.dipai.text
     if obs.seat is not None:
         view["hand"] = format_cards(ALL_CARDS[c] for c in range(KINDS)
                                     for _ in range(obs.hand[c]))

@@ -36,7 +36,14 @@ from collections.abc import Sequence
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import KINDS
-from paohuzi.core.groups import SCORING_VALUES, SENTENCE_VALUES, Group, GroupKind
+from paohuzi.core.groups import (
+    QQ_HUXI,
+    SCORING_VALUES,
+    SENTENCE_VALUES,
+    Group,
+    GroupKind,
+    HuxiTable,
+)
 from paohuzi.core.kinds import Source
 from paohuzi.core.solver import may_win, partial_huxi_counts, solve_counts
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
@@ -114,30 +121,32 @@ def _shape(free: Sequence[int]) -> float:
 # ---- the value of a hand -----------------------------------------------------------
 
 def _waits_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
-                 min_huxi: int) -> float:
+                 min_huxi: int, table: HuxiTable = QQ_HUXI) -> float:
     """Σ over winning cards of live copies × (胡息 / 15), the cards it waits on."""
     total = 0.0
     for card in range(KINDS):
-        if live[card] <= 0 or not may_win(hand, melds, card, min_huxi):
+        if live[card] <= 0 or not may_win(hand, melds, card, min_huxi, table):
             continue
-        win = solve_counts(hand, melds, card, Source.OTHER, min_huxi=min_huxi, trusted=True)
+        win = solve_counts(hand, melds, card, Source.OTHER, min_huxi=min_huxi, trusted=True,
+                           table=table)
         if win is not None:
             total += live[card] * win.huxi / 15.0
     return total
 
 
 def hand_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
-               min_huxi: int = 15, waits: bool = True) -> float:
-    """How good a hand is: shape, 胡息 potential and (with ``waits``) its live waits."""
+               min_huxi: int = 15, waits: bool = True, table: HuxiTable = QQ_HUXI) -> float:
+    """How good a hand is: shape, 胡息 potential (scored by ``table``, the rules' 胡息
+    table) and (with ``waits``) its live waits."""
     free = [n if n <= 2 else 0 for n in hand]
     locked = sum(1 for n in hand if n >= 3)
-    huxi = partial_huxi_counts(hand, melds)
+    huxi = partial_huxi_counts(hand, melds, table)
     value = _shape(free) + _COMPLETE * (locked + len(melds))
     value += 0.22 * min(huxi, min_huxi + 9)
     if huxi < min_huxi:
         value -= 0.15 * (min_huxi - huxi)
     if waits:
-        value += 2.5 * _waits_value(hand, melds, live, min_huxi)
+        value += 2.5 * _waits_value(hand, melds, live, min_huxi, table)
     return value
 
 
@@ -196,7 +205,7 @@ class HeuristicPlayer:
                 continue
             card = action.card
             hand[card] -= 1
-            value = hand_value(hand, melds, live, min_huxi, waits=False)
+            value = hand_value(hand, melds, live, min_huxi, waits=False, table=view.rules.huxi)
             hand[card] += 1
             value -= self._danger(view, card, live)
             if card % 10 in (0, 9):  # edge cards 一/十 go first, all else equal
@@ -207,7 +216,7 @@ class HeuristicPlayer:
         for value, _, action in scored[:self.refine]:  # the waits only for the best few
             assert isinstance(action, Discard)
             hand[action.card] -= 1
-            value += 2.5 * _waits_value(hand, melds, live, min_huxi)
+            value += 2.5 * _waits_value(hand, melds, live, min_huxi, view.rules.huxi)
             hand[action.card] += 1
             if best is None or value > best[1]:
                 best = (action, value)
@@ -220,10 +229,10 @@ class HeuristicPlayer:
         owned = sum(hand) + sum(len(m.cards) for m in melds)
         k = sum(1 for m in melds if m.is_pao_or_ti)
         if not must_discard(owned, k):
-            return hand_value(hand, melds, live, min_huxi)
+            return hand_value(hand, melds, live, min_huxi, table=view.rules.huxi)
         discards = [Discard(c) for c in range(KINDS) if 0 < hand[c] <= 2]  # type: ignore[arg-type]
         if not discards:
-            return hand_value(hand, melds, live, min_huxi) - 5.0  # 相公
+            return hand_value(hand, melds, live, min_huxi, table=view.rules.huxi) - 5.0  # 相公
         return self._best_discard(view, hand, melds, live, discards, min_huxi)[1]
 
     # ---- claims ------------------------------------------------------------------------
@@ -233,12 +242,12 @@ class HeuristicPlayer:
         assert view.claim is not None
         card = view.claim[0]
         best_action: Action = next(a for a in legal if isinstance(a, Pass))
-        best_value = hand_value(hand, melds, live, min_huxi) + 0.4
+        best_value = hand_value(hand, melds, live, min_huxi, table=view.rules.huxi) + 0.4
         for action in legal:
             if isinstance(action, Peng):
                 new_hand = list(hand)
                 new_hand[card] -= 2
-                new_melds = [*melds, Group.identical(GroupKind.PENG, card)]
+                new_melds = [*melds, Group.identical(GroupKind.PENG, card, view.rules.huxi)]
             elif isinstance(action, Chi):
                 new_hand = list(hand)
                 for g in action.bi:
@@ -248,7 +257,8 @@ class HeuristicPlayer:
                 used.remove(card)
                 for c in used:
                     new_hand[c] -= 1
-                new_melds = [*melds, action.eat, *action.bi]
+                new_melds = [*melds, *(g.scored_by(view.rules.huxi)
+                                       for g in (action.eat, *action.bi))]
             else:
                 continue
             value = self._after_intake_value(view, new_hand, new_melds, live, min_huxi)

@@ -96,7 +96,8 @@ class SearchPlayer:
             for a in rest:
                 assert isinstance(a, Discard)
                 hand[a.card] -= 1
-                scored.append((hand_value(hand, melds, live, view.rules.min_huxi, waits=False),
+                scored.append((hand_value(hand, melds, live, view.rules.min_huxi, waits=False,
+                                          table=view.rules.huxi),
                                a.text, a))
                 hand[a.card] += 1
             rest = [a for _, _, a in sorted(scored, key=lambda t: (-t[0], t[1]))]

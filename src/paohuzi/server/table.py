@@ -151,6 +151,10 @@ class RoomConfig:
         chooses can buy a level."""
         rules = self.ruleset
         standard = Ruleset.preset(rules.name) if rules.name in PRESETS else Ruleset()
+        if standard.xingjia and rules.players != standard.players:
+            # a preset whose default form has a seat sitting out (luzhou's 坐底) has
+            # other seat forms too (§9.1): compare with the form of this room
+            standard = Ruleset.preset(rules.name, players=rules.players)
         standard = standard.replace(multiplier=self.tier.multiplier)
         return rules.replace(name=standard.name, xingjia=standard.xingjia) == standard
 
