@@ -57,7 +57,9 @@ def test_the_presets_endpoint_lists_every_preset_and_option_with_its_defaults(sr
         for preset in spec["applies_to"]:
             assert spec["default"][preset] == getattr(Ruleset.preset(preset), spec["key"])
     by_key = {o["key"]: o for o in data["options"]}
-    assert by_key["xingjia"]["applies_to"] == ["hunan"]  # hidden for the other presets
+    assert by_key["xingjia"]["applies_to"] == ["hunan", "luzhou"]  # hidden for the others
+    assert by_key["luzhou_mode"]["applies_to"] == ["luzhou"]
+    assert [c["value"] for c in by_key["huxi_table"]["choices"]] == ["qq", "luzhou"]
     assert by_key["huayang"]["applies_to"] == ["changde"]
     assert [c["value"] for c in by_key["huayang"]["choices"]] == ["basic", "half", "full"]
     assert by_key["base"]["high"] == 100  # a room's stakes are narrower than the core's

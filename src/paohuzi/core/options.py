@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paohuzi.core.errors import RulesetError
+from paohuzi.core.groups import HUXI_TABLES
 from paohuzi.core.rules import BOUNDS, PRESETS, Ruleset
 
 __all__ = ["LABELS", "OptionSpec", "catalog", "option", "options"]
@@ -52,7 +53,7 @@ LABELS: dict[str, Label] = {
     "luzhou": _l("泸州大贰", "Luzhou (Da'er)"),
     # options (Ruleset fields)
     "players": _l("人数", "Players"),
-    "xingjia": _l("醒家 (第四座)", "醒家 (4th seat)"),
+    "xingjia": _l("第四座 (醒家/坐底)", "4th seat sitting out (醒家/坐底)"),
     "min_huxi": _l("胡息起胡", "胡息 to win"),
     "set_aside": _l("扣牌 (不看)", "Cards set aside unseen"),
     "settlement": _l("计分方式", "Scoring scheme"),
@@ -65,10 +66,21 @@ LABELS: dict[str, Label] = {
     "huangzhuang_passes_deal": _l("荒庄下家坐庄", "A drawn hand passes the deal"),
     "huayang": _l("花样", "花样 level"),
     "win_on_ti_wei": _l("可胡提/偎的牌", "A 提/偎 card may be won"),
+    "xingjia_paid": _l("第四座收筹 (醒家)", "The seat sitting out is paid (醒家)"),
+    "huxi_table": _l("胡息表", "胡息 table"),
+    "liangzhang_shown": _l("亮张 (庄家第21张亮出)", "亮张: the dealer's 21st card shown"),
+    "dipai_shown": _l("亮底牌 (不能胡)", "底牌 shown (never won)"),
+    "win_on_discard": _l("可胡别人打出的牌", "A discard may be won"),
+    "luzhou_mode": _l("泸州计分", "Luzhou scoring"),
     # choices
     "settlement.qq": _l("底 × 番", "底 × 番 (qq)"),
     "settlement.changde": _l("等 × 番", "等 × 番 (changde)"),
     "settlement.hunan": _l("囤 × 名堂", "囤 × one 名堂 (hunan)"),
+    "settlement.luzhou": _l("等 × 番 (泸州)", "等 × 番 (luzhou)"),
+    "huxi_table.qq": _l("标准", "Standard (§5)"),
+    "huxi_table.luzhou": _l("泸州", "Luzhou (§9.1)"),
+    "luzhou_mode.hongwu": _l("红乌 (红胡×2, 乌胡×4)", "红胡 ×2, 乌胡 ×4"),
+    "luzhou_mode.deng": _l("只算等", "等 only"),
     "huayang.basic": _l("基本花样", "Basic"),
     "huayang.half": _l("半花样", "Half"),
     "huayang.full": _l("全花样", "Full"),
@@ -81,11 +93,15 @@ LABELS: dict[str, Label] = {
 def _choices() -> dict[str, tuple[str, ...]]:
     """The options that take one of a few words: the fields typed as a ``Literal``."""
     hints = typing.get_type_hints(Ruleset)
-    return {name: tuple(str(a) for a in typing.get_args(hint))
-            for name, hint in hints.items() if typing.get_origin(hint) is typing.Literal}
+    words = {name: tuple(str(a) for a in typing.get_args(hint))
+             for name, hint in hints.items() if typing.get_origin(hint) is typing.Literal}
+    words["huxi_table"] = tuple(HUXI_TABLES)  # a name checked against the tables
+    return words
 
 _APPLIES: dict[str, Callable[[Ruleset], bool]] = {
-    "xingjia": lambda r: r.settlement == "hunan" and r.players == 3,
+    "xingjia": lambda r: r.settlement in ("hunan", "luzhou") and r.players == 3,
+    "xingjia_paid": lambda r: r.settlement in ("hunan", "luzhou") and r.players == 3,
+    "luzhou_mode": lambda r: r.settlement == "luzhou",
     "set_aside": lambda r: r.players == 2,
     "zimo_huxi": lambda r: r.settlement == "hunan",
     "huayang": lambda r: r.settlement == "changde",
