@@ -210,7 +210,7 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
     if not server.allow("connections_per_address", address_of(ws)):
         await refuse("too many connections from your address: slow down", 1008)
         return
-    runtime = server.runtimes.get(code)
+    runtime = server.find_room(code)
     rec = server.storage.player_by_token(token) if token else None
     if runtime is None or rec is None:
         await refuse("unknown room" if runtime is None else "unknown token",
@@ -226,7 +226,7 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
     t = runtime.table
     client = Client(ws, rec, t.seat_of_player(rec.id))
     runtime.connect(client)
-    await client.send_now({"type": "welcome", "player": player_json(rec), "room": code,
+    await client.send_now({"type": "welcome", "player": player_json(rec), "room": t.code,
                            "seat": client.seat, "cards": CARDS,
                            "last_seq": t.seats[client.seat].last_seq
                            if client.seat is not None else 0})

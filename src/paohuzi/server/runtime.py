@@ -62,6 +62,7 @@ class Runtime:
         self.settle_failures = 0
         self.settle_retry: asyncio.TimerHandle | None = None
         self.committed_at = 0.0  # when the next hand's commitment was published
+        self.next_at: float | None = None  # when the next hand is dealt anyway (monotonic)
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
         self.delivery = Delivery(table.config.claim_window)
@@ -256,6 +257,7 @@ class Runtime:
         client.last_hash = body["hash"]
         client.events_sent = start + len(body["events"])
         body["deadline"] = self.deadline_for(client.seat)
+        body["next_deadline"] = self.next_deadline()
         client.sent += 1
         await client.send_now({"type": "state", "n": client.sent, **body})
 
@@ -269,6 +271,15 @@ class Runtime:
         if seat not in self.pending_humans():
             return None
         return max(0.0, self.deadlines[seat][1] - time.monotonic())
+
+    def next_deadline(self) -> float | None:
+        """Seconds until the next hand is dealt even if not everyone pressed "next"
+        (between hands only; shown as the settlement's countdown)."""
+        t = self.table
+        if self.next_at is None or t.hand is None or not t.hand.ended or \
+                self.next_task is None or self.next_task.done():
+            return None
+        return max(0.0, self.next_at - time.monotonic())
 
     # ---- scheduling: computers, timers, the next hand ------------------------------
 
@@ -441,6 +452,7 @@ class Runtime:
         if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
                 self.next_task is None or self.next_task.done()):
             delay = 0.0 if t.hand is None else t.config.next_delay
+            self.next_at = time.monotonic() + delay
             self.next_task = self._spawn(self._next_hand(t.hand_no, delay))
 
     async def _next_hand(self, hand_no: int, delay: float) -> None:
