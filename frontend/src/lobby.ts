@@ -27,6 +27,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
         fail(e);
       }
     });
+    input.addEventListener("keydown", (e) => e.key === "Enter" && go.click());
     root.append(el("section", { class: "card-panel" }, el("label", {}, t("nickname"), input), go));
     return;
   }
@@ -93,9 +94,10 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
       create,
     ),
   );
-  const codeInput = el("input", { name: "code", placeholder: t("roomCode") }) as HTMLInputElement;
+  const codeInput = el("input", { name: "code", placeholder: t("roomCode"), inputmode: "numeric", "aria-label": t("roomCode"), maxlength: "12" }) as HTMLInputElement;
   const join = el("button", { class: "btn btn-join", "data-name": "join" }, t("join"));
-  join.addEventListener("click", () => codeInput.value && (location.hash = `#/room/${codeInput.value.trim()}`));
+  join.addEventListener("click", () => codeInput.value.trim() && (location.hash = `#/room/${encodeURIComponent(codeInput.value.trim())}`));
+  codeInput.addEventListener("keydown", (e) => e.key === "Enter" && join.click());
   root.append(el("section", { class: "card-panel" }, el("h3", {}, t("joinRoom")), codeInput, join));
   const games = el("ul", { class: "games" });
   if (!data.games.length) games.append(el("li", {}, t("noGames")));
