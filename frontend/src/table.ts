@@ -54,13 +54,14 @@ interface Ui {
   lastInPlay: string | null;
 }
 
-/** The chi actions that give distinct results, once each: the eaten group and its 比
- * groups, each sorted (two texts for one result are one choice). */
+/** The chi actions that give distinct results, once each. A result is the groups laid
+ * on the table (the eaten one and its 比 groups, as a set): "吃 一二三 比二三四" and
+ * "吃 二三四 比一二三" lay the same two groups and are one choice. */
 export function distinctChis(legal: string[]): { action: string; eat: string; bi: string[] }[] {
   const seen = new Map<string, { action: string; eat: string; bi: string[] }>();
   for (const a of legal.filter((x) => x.startsWith("chi "))) {
     const [eat, ...bi] = a.slice(4).split(/\s*比\s*/).map((g) => Array.from(g.trim()).sort().join(""));
-    const key = `${eat}|${[...bi].sort().join(",")}`;
+    const key = [eat, ...bi].sort().join(",");
     if (!seen.has(key)) seen.set(key, { action: a, eat, bi });
   }
   return [...seen.values()];
