@@ -366,6 +366,10 @@ def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
         page.screenshot(path=str(SHOTS / f"table-{name}.png"))
     assert serious_axe_violations(page) == []
     page.set_viewport_size(PHONE_LANDSCAPE)
+    for _ in range(2):  # a few moves, for the replay to step through
+        page.wait_for_selector(".hint.your-turn", timeout=30_000)
+        assert play_one_step(page)
+        page.wait_for_timeout(300)
     page.wait_for_selector(".hint.your-turn", timeout=30_000)
     # leaving: the confirmation names the penalty (at least 8 x base 3 points)
     page.click("[data-name=leave]")
