@@ -256,11 +256,15 @@ def test_three_people_play_one_room(browser, srv):
         page.click(f"[data-name=sit-{i}]")
     for page in pages:
         page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
+    # who is connected: all three people's seats are marked online
+    pages[0].wait_for_function("document.querySelectorAll('.board .presence.on').length === 3")
     shot(pages[2], "table-phone-portrait")
     play_until_settlement(pages)
     shot(pages[2], "settlement-phone-portrait")
-    texts = [p.inner_text(".settlement table.points") for p in pages]
-    assert texts[0] == texts[1] == texts[2]
+    # the same numbers for everyone (each sees his own row as "你")
+    shown = [[c.inner_text() for c in p.query_selector_all(".settlement td.pts, .settlement td.beans")]
+             for p in pages]
+    assert shown[0] == shown[1] == shown[2] and len(shown[0]) == 6
     for c in contexts:
         c.close()
 

@@ -121,3 +121,22 @@ def test_a_rooms_rules_and_the_favicon(srv):
     assert httpx.get(f"{srv.base}/api/rooms/000000/rules").status_code == 404
     icon = httpx.get(f"{srv.base}/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
+
+
+def test_presence_tells_who_is_connected(srv):
+    tokens = [srv.player(f"友{i}")[1] for i in range(2)]
+    code = srv.room(tokens[0], seats=["human", "human", "easy"], timer=60)
+
+    async def go() -> tuple[list[int], list[int]]:
+        first = await connect(srv, code, tokens[0])
+        await first.send({"type": "sit", "seat": 0})
+        second = await connect(srv, code, tokens[1])
+        await second.send({"type": "sit", "seat": 1})
+        both = await first.until(lambda m: m.get("type") == "presence"
+                                 and m["connected"] == [0, 1])
+        await second.ws.close()
+        alone = await first.until(lambda m: m.get("type") == "presence")
+        await first.ws.close()
+        return both["connected"], alone["connected"]
+
+    assert asyncio.run(go()) == ([0, 1], [0])

@@ -119,6 +119,7 @@ const TEXT = {
   nextIn: { zh: "秒后自动开始下一局", en: "s until the next hand starts" },
   xingjia: { zh: "醒家", en: "醒家 (4th seat)" },
   connected: { zh: "在线", en: "online" },
+  offline: { zh: "离线", en: "offline" },
   share: { zh: "复制链接", en: "Copy link" },
   copied: { zh: "已复制", en: "Copied" },
   whoSits: { zh: "座位", en: "Seats" },

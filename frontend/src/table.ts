@@ -52,6 +52,7 @@ interface Ui {
   answered: string | null; // the state hash on which this page last answered a decision
   dismissed: number; // the hand number whose settlement the player closed
   lastInPlay: string | null;
+  online: number[] | null; // the match seats with a connection (the server's presence)
 }
 
 /** The chi actions that give distinct results, once each. A result is the groups laid
@@ -83,6 +84,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     answered: null,
     dismissed: -1,
     lastInPlay: null,
+    online: null,
   };
   let flashTimer = 0;
   const valueSent = new Set<number>(); // hands this page sent a shuffle value for
@@ -92,6 +94,10 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     code,
     (msg) => {
       if (msg.type === "state") onState(msg);
+      else if (msg.type === "presence") {
+        ui.online = msg.connected;
+        render();
+      }
       else if (msg.type === "welcome" && msg.room && msg.room !== code) {
         code = msg.room; // the code as the server writes it (typed with spaces...)
         history.replaceState(null, "", `#/room/${code}`);
@@ -207,6 +213,14 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     return seat === s.you ? `${t("you")} · ${name}` : name;
   }
 
+  /** A person's seat: a dot, green while connected (computers are always there). */
+  function presence(seat: number): HTMLElement | null {
+    if (ui.online === null || ui.state?.table.seats[seat]?.kind !== "human") return null;
+    const on = ui.online.includes(seat);
+    const label = on ? t("connected") : t("offline");
+    return el("span", { class: `presence ${on ? "on" : "off"}`, title: label, role: "img", "aria-label": label }, on ? "●" : "○");
+  }
+
   function seatHeader(seat: number, mine: boolean): HTMLElement {
     const s = ui.state;
     const view = s.view;
@@ -217,6 +231,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       "header",
       {},
       el("span", { class: "name" }, seatName(seat)),
+      presence(seat),
       view.dealer === seat ? el("span", { class: "badge dealer" }, t("dealer")) : null,
       seatMeta.tuoguan ? el("span", { class: "badge tuoguan" }, t("tuoguan")) : null,
       seatInfo.xianggong ? el("span", { class: "badge" }, t("xianggong")) : null,
@@ -436,7 +451,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     const list = el("ul", { class: "seat-list", "aria-label": t("whoSits") });
     s?.table.seats.forEach((seat: Json, i: number) => {
       const who = seat.kind === "human" ? seat.nickname || t("empty") : seat.nickname;
-      const item = el("li", {}, `${t("seat")} ${i}: ${who}`);
+      const item = el("li", {}, `${t("seat")} ${i}: ${who} `, presence(i));
       if (s.you === null && seat.kind === "human" && !seat.nickname) {
         item.append(" ", button(`${t("sit")} ${i}`, () => socket.send({ type: "sit", seat: i }), `sit-${i}`));
       }

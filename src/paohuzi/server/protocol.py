@@ -165,6 +165,8 @@ async def handle(runtime: Runtime, client: Client, msg: Message) -> None:
         snapshot, client.resync = client.resync, None
         await runtime.send_state(client, snapshot=snapshot)
     await client.send_now(reply)
+    if isinstance(msg, Sit):
+        await runtime.announce_presence()  # a spectator took a seat
 
 
 async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, Any]:
@@ -231,6 +233,8 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
                            "last_seq": t.seats[client.seat].last_seq
                            if client.seat is not None else 0})
     await runtime.send_state(client, snapshot=True)
+    await client.send_now({"type": "presence", "connected": runtime.connected_seats()})
+    await runtime.announce_presence()
     async with runtime.lock:
         runtime.schedule()  # a room deals only while one of its people is connected
     try:
@@ -239,6 +243,7 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
         pass
     finally:
         runtime.disconnect(client)
+        await runtime.announce_presence()
 
 
 async def _receive(runtime: Runtime, client: Client) -> None:

@@ -63,6 +63,7 @@ class Runtime:
         self.settle_retry: asyncio.TimerHandle | None = None
         self.committed_at = 0.0  # when the next hand's commitment was published
         self.next_at: float | None = None  # when the next hand is dealt anyway (monotonic)
+        self.presence_sent: list[int] = []  # the connected seats last announced
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
         self.delivery = Delivery(table.config.claim_window)
@@ -490,6 +491,20 @@ class Runtime:
         if client.seat is not None and not any(c.seat == client.seat for c in self.clients):
             self.disconnected_at[client.seat] = time.monotonic()
         self.changed.set()
+
+    def connected_seats(self) -> list[int]:
+        """The match seats with at least one connection (who is at the table)."""
+        return sorted({c.seat for c in self.clients if c.seat is not None})
+
+    async def announce_presence(self) -> None:
+        """Tell every connection who is connected, when that changed (a ``presence``
+        message: docs/protocol.md); a connection's first one comes with its welcome."""
+        seats = self.connected_seats()
+        if seats == self.presence_sent:
+            return
+        self.presence_sent = seats
+        message = {"type": "presence", "connected": seats}
+        await asyncio.gather(*(c.send_now(message) for c in list(self.clients)))
 
     async def _publish_commitment(self, hand_no: int) -> None:
         """The server's secret for the next hand, committed and published before any
