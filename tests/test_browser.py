@@ -262,8 +262,8 @@ def test_three_people_play_one_room(browser, srv):
     play_until_settlement(pages)
     shot(pages[2], "settlement-phone-portrait")
     # the same numbers for everyone (each sees his own row as "你")
-    shown = [[c.inner_text() for c in p.query_selector_all(".settlement td.pts, .settlement td.beans")]
-             for p in pages]
+    cells = ".settlement td.pts, .settlement td.beans"
+    shown = [[c.inner_text() for c in p.query_selector_all(cells)] for p in pages]
     assert shown[0] == shown[1] == shown[2] and len(shown[0]) == 6
     for c in contexts:
         c.close()
