@@ -324,6 +324,9 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
     page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
     page.goto(srv.base + "/#/room/mock")
     page.wait_for_selector("[data-name=chi]")
+    # the centre card says who showed it; the wall is counted in cards
+    assert page.inner_text(".shown-by").startswith("庄家")
+    assert page.inner_text(".topbar .wall") == f"剩余 {state['view']['wall']} 张"
     # 听牌 hint: the waits the server sent, and it can be switched off
     waits = [c.inner_text() for c in page.query_selector_all(".waits .card")]
     assert waits == ["五", "捌"]
@@ -357,6 +360,11 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
     # English on the table
     page.click("[data-name=lang]")
     page.wait_for_selector("text=Waiting for others")
+    # the mute switch is remembered
+    page.click("[data-name=mute]")
+    assert page.evaluate("localStorage.getItem('paohuzi.mute')") == "on"
+    page.reload()
+    assert page.wait_for_selector("[data-name=mute]").inner_text() == "Sound on"
     context.close()
 
 
