@@ -73,7 +73,7 @@ class Observation:
     legal: tuple[Action, ...]
     events: tuple[dict[str, Any], ...]
     result: HandResult | None
-    revealed_hands: tuple[tuple[Card, ...], ...] | None
+    revealed_hands: tuple[tuple[Card, ...], ...] | None  # every hand, once the hand is over
 
     def table_huxi(self, seat: int) -> int:
         """A seat's table 胡息 as far as the observer can tell (another's 偎 unknown)."""
