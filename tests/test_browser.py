@@ -27,9 +27,14 @@ if not shutil.which(CHROMIUM):  # pragma: no cover - CI installs it
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
         "--disable-component-update", "--disable-sync", "--disable-quic"]
-DESKTOP = {"width": 1280, "height": 860}
+DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 PHONE_LANDSCAPE = {"width": 844, "height": 390}
+SMALL_LANDSCAPE = {"width": 667, "height": 375}
+VIEWPORTS = {"phone-landscape": PHONE_LANDSCAPE, "small-landscape": SMALL_LANDSCAPE,
+             "phone-portrait": PHONE, "desktop": DESKTOP}
+"""Issue 12's viewports: phones held sideways first, then portrait and desktop."""
+AXE = Path(__file__).resolve().parents[1] / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +57,68 @@ def shot(page: Any, name: str) -> Path:
     page.screenshot(path=str(path), full_page=True)
     print(f"screenshot: {path}")
     return path
+
+
+def console_errors(page: Any) -> list[str]:
+    """Collects the page's console errors and uncaught exceptions (checked at the end)."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+LAYOUT_PROBLEMS = """() => {
+  const problems = [];
+  const W = innerWidth, H = innerHeight, doc = document.scrollingElement;
+  if (doc.scrollHeight > H + 1 || doc.scrollWidth > W + 1)
+    problems.push(`page scrolls: ${doc.scrollWidth}x${doc.scrollHeight} in ${W}x${H}`);
+  const modal = document.querySelector('.modal');
+  const targets = modal ? [...modal.querySelectorAll('button, .btn')]
+    : [...document.querySelectorAll('.seat.bottom .hand .card, .actions .btn')];
+  for (const el of targets) {
+    const r = el.getBoundingClientRect();
+    if (r.left < 0 || r.top < 0 || r.right > W + 0.5 || r.bottom > H + 0.5)
+      problems.push(`outside the viewport: ${el.className} ${el.textContent} ${JSON.stringify(r)}`);
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!hit || !(hit === el || el.contains(hit)))
+      problems.push(`covered at its centre: ${el.className} ${el.textContent}`
+                    + ` by ${hit && hit.className}`);
+  }
+  // every card's character: its glyph box may touch no other card's glyph box
+  const glyphs = [];
+  for (const card of document.querySelectorAll(modal ? '.modal .card' : '.card')) {
+    if (!card.firstChild || card.closest('.modal') !== modal) continue;
+    const range = document.createRange();
+    range.selectNodeContents(card);
+    const r = range.getBoundingClientRect();
+    if (r.width && r.height) glyphs.push([card.textContent, r]);
+  }
+  for (let i = 0; i < glyphs.length; i++) for (let j = i + 1; j < glyphs.length; j++) {
+    const [a, p] = glyphs[i], [b, q] = glyphs[j];
+    const dx = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+    const dy = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+    if (dx > 1 && dy > 1) problems.push(`characters overlap: ${a} and ${b}`);
+  }
+  return problems;
+}"""
+
+
+def layout_problems(page: Any) -> list[str]:
+    """What breaks issue 12's bars on this page as it is shown: page scroll, a hand card or
+    action button (the modal's buttons while one is up) outside the viewport or covered
+    at its centre, two cards' characters overlapping."""
+    return list(page.evaluate(LAYOUT_PROBLEMS))
+
+
+def serious_axe_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical accessibility violations on the page."""
+    if not AXE.exists():  # pragma: no cover - .ci/run installs it
+        pytest.fail(f"axe-core is missing at {AXE}: run 'cd frontend && npm ci'")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("async () => (await axe.run(document)).violations"
+                          ".map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].html])")
+    return [f"{i} ({impact}, {n}): {html}" for i, impact, n, html in found
+            if impact in ("serious", "critical")]
 
 
 def enter(page: Any, base: str, nickname: str) -> None:
@@ -113,12 +180,13 @@ def quick_game(browser: Any, srv: Any, viewport: dict[str, int], nickname: str,
 
 def test_one_person_plays_a_hand_against_two_computers(browser, srv):
     context, page = quick_game(browser, srv, DESKTOP, "小明", "table-desktop")
+    errors = console_errors(page)
     # a reload mid-hand, while the table waits for this player, restores the same view
     def table_text() -> list[str]:
         page.wait_for_selector(".hint.your-turn", timeout=30_000)
         page.wait_for_timeout(600)  # the computers' answers are in
-        return [page.inner_text(".wall-count"),
-                *(s.inner_text() for s in page.query_selector_all(".board .seat"))]
+        return [page.inner_text(".wall-count"), page.inner_text(".mine .hand"),
+                *(s.inner_text() for s in page.query_selector_all(".board .seat:not(.mine)"))]
 
     before = table_text()
     page.reload()
@@ -130,13 +198,24 @@ def test_one_person_plays_a_hand_against_two_computers(browser, srv):
     record = httpx.get(f"{srv.base}/api/games/{me['games'][0]['id']}",
                        headers={"authorization": f"Bearer {token}"}).json()
     result = record["result"]
-    panel = page.inner_text(".settlement")
     if result["reason"] in ("hu", "tianhu"):
         assert numbers(page.inner_text(".total-huxi"))[-1] == result["huxi"]
         assert numbers(page.inner_text(".total-di"))[-1] == result["di"]
         assert numbers(page.inner_text(".total-fan"))[-1] == result["fan"]
-        for m in result["mingtang"]:
-            assert m["name"] in panel
+        rows = [r.inner_text() for r in page.query_selector_all(".settlement .mingtang li")]
+        for m in result["mingtang"]:  # every 名堂 with its 番
+            assert any(m["name"] in r and numbers(r)[-1] == m["fan"] for r in rows), rows
+        # the winning card is marked among the winner's groups
+        assert page.query_selector(".settlement tr.winner .card.winning") is not None
+    # every seat's groups and hand are shown, face up
+    rows = page.query_selector_all(".settlement tr[data-seat]")
+    assert len(rows) == 3 and all(r.query_selector(".card") is not None for r in rows)
+    assert page.query_selector(".settlement .card.back") is None
+    assert layout_problems(page) == []
+    # it stays until dismissed (once it closed itself after 8 s)
+    page.wait_for_timeout(9_000)
+    assert page.query_selector(".settlement") is not None
+    assert numbers(page.inner_text(".next-countdown"))[0] > 0  # the countdown shows
     shown_points = [numbers(row.inner_text())[-2:] for row in
                     page.query_selector_all(".settlement table.points tr")[1:]]
     # the record numbers the hand's seats, the table the room's (match seats, in order)
@@ -146,6 +225,7 @@ def test_one_person_plays_a_hand_against_two_computers(browser, srv):
     # the next hand starts from the button
     page.click("[data-name=next-hand]")
     page.wait_for_function("!document.querySelector('.settlement')", timeout=30_000)
+    assert errors == []
     context.close()
 
 
@@ -161,19 +241,30 @@ def test_three_people_play_one_room(browser, srv):
     host.click("[data-name=create]")
     host.wait_for_selector(".room-code")
     code = host.inner_text(".room-code")
+    assert re.fullmatch(r"\d{6}", code)  # 6 digits
+    # the creator is seated: his seat shows his name, no "sit" button for him
+    host.wait_for_selector(".seat-list")
+    assert "玩家0" in host.inner_text(".seat-list")
+    assert host.query_selector("[data-name^=sit]") is None
+    assert code in host.inner_text(".share-link")
+    shot(host, "waiting-room-desktop")
     for page in pages[1:]:
-        page.fill("input[name=code]", code)
-        page.click("[data-name=join]")
-    for i, page in enumerate(pages):
+        page.fill("input[name=code]", f" {code[:3]} {code[3:]}")  # typed with spaces
+        page.press("input[name=code]", "Enter")
+    for i, page in enumerate(pages[1:], start=1):
         page.wait_for_selector(f"[data-name=sit-{i}]", timeout=20_000)
         page.click(f"[data-name=sit-{i}]")
     for page in pages:
         page.wait_for_selector(".seat.bottom .hand .card", timeout=20_000)
+    # who is connected: all three people's seats are marked online
+    pages[0].wait_for_function("document.querySelectorAll('.board .presence.on').length === 3")
     shot(pages[2], "table-phone-portrait")
     play_until_settlement(pages)
     shot(pages[2], "settlement-phone-portrait")
-    texts = [p.inner_text(".settlement table.points") for p in pages]
-    assert texts[0] == texts[1] == texts[2]
+    # the same numbers for everyone (each sees his own row as "你")
+    cells = ".settlement td.pts, .settlement td.beans"
+    shown = [[c.inner_text() for c in p.query_selector_all(cells)] for p in pages]
+    assert shown[0] == shown[1] == shown[2] and len(shown[0]) == 6
     for c in contexts:
         c.close()
 
@@ -233,6 +324,9 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
     page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
     page.goto(srv.base + "/#/room/mock")
     page.wait_for_selector("[data-name=chi]")
+    # the centre card says who showed it; the wall is counted in cards
+    assert page.inner_text(".shown-by").startswith("庄家")
+    assert page.inner_text(".topbar .wall") == f"剩余 {state['view']['wall']} 张"
     # 听牌 hint: the waits the server sent, and it can be switched off
     waits = [c.inner_text() for c in page.query_selector_all(".waits .card")]
     assert waits == ["五", "捌"]
@@ -242,7 +336,19 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
     # 比 picker: every completion offered, the chosen one sent as is
     page.click("[data-name=chi]")
     options = page.query_selector_all(".picker .pick")
-    assert sorted(o.get_attribute("data-action") for o in options) == sorted(chis)
+
+    def result_of(action: str) -> tuple[str, ...]:
+        """The groups an eat lays on the table (the eaten one and its 比), as a set."""
+        return tuple(sorted("".join(sorted(g.strip())) for g in action[4:].split("比")))
+
+    offered = [o.get_attribute("data-action") for o in options]
+    # each distinct result once, labelled 吃 and 比
+    assert all(a in chis for a in offered)
+    assert sorted(map(result_of, offered)) == sorted(set(map(result_of, chis)))
+    assert len(offered) == 3 < len(chis)  # the §4.3 example: 7 ways, 3 results
+    assert all("吃" in o.inner_text() for o in options)
+    assert sum("比" in o.inner_text() for o in options) == sum("比" in a for a in offered)
+    assert layout_problems(page) == []
     shot(page, "bi-picker-desktop")
     choice = options[1].get_attribute("data-action")
     options[1].click()
@@ -254,18 +360,52 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
     # English on the table
     page.click("[data-name=lang]")
     page.wait_for_selector("text=Waiting for others")
+    # the mute switch is remembered
+    page.click("[data-name=mute]")
+    assert page.evaluate("localStorage.getItem('paohuzi.mute')") == "on"
+    page.reload()
+    assert page.wait_for_selector("[data-name=mute]").inner_text() == "Sound on"
     context.close()
 
 
-def test_phone_landscape_and_replay_page(browser, srv):
+def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
+    """One quick game shown at each of issue 12's viewports (no scroll, every hand card and
+    button visible and hit-testable, no characters overlapping, axe-core clean), then the
+    player leaves mid-hand: the confirmation shows the §7.4 penalty, the settlement the
+    penalty paid; the replay page shows that game in words."""
     context, page = quick_game(browser, srv, PHONE_LANDSCAPE, "横屏", "table-phone-landscape")
-    play_until_settlement([page])
-    shot(page, "settlement-phone-landscape")
+    errors = console_errors(page)
+    page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    for name, viewport in VIEWPORTS.items():
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(300)
+        assert layout_problems(page) == [], name
+        page.screenshot(path=str(SHOTS / f"table-{name}.png"))
+    assert serious_axe_violations(page) == []
+    page.set_viewport_size(PHONE_LANDSCAPE)
+    for _ in range(2):  # a few moves, for the replay to step through
+        page.wait_for_selector(".hint.your-turn", timeout=30_000)
+        assert play_one_step(page)
+        page.wait_for_timeout(300)
+    page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    # leaving: the confirmation names the penalty (at least 8 x base 3 points)
+    page.click("[data-name=leave]")
+    penalty = page.inner_text(".leave-dialog .penalty")
+    assert numbers(penalty)[0] == 24
+    assert layout_problems(page) == []
+    shot(page, "leave-phone-landscape")
+    page.click("[data-name=leave-confirm]")
+    page.wait_for_selector(".settlement", timeout=15_000)
     token = page.evaluate("localStorage.getItem('paohuzi.token')")
     me = httpx.get(f"{srv.base}/api/me", headers={"authorization": f"Bearer {token}"}).json()
     game_id = me["games"][0]["id"]
     record = httpx.get(f"{srv.base}/api/games/{game_id}",
                        headers={"authorization": f"Bearer {token}"}).json()
+    result = record["result"]
+    assert result["reason"] == "escape"
+    paid = -result["points"][result["leaver"]]
+    assert paid >= 24 and numbers(page.inner_text(".settlement .reason"))[-1] == paid
+    shot(page, "settlement-escape-phone-landscape")
     assert len(record["shuffle"]["values"][0]) == 32  # the browser's share of the shuffle
     page.goto(f"{srv.base}/#/replay/{game_id}")
     page.wait_for_selector(".replay-board .replay-seat")
@@ -273,6 +413,9 @@ def test_phone_landscape_and_replay_page(browser, srv):
     first = page.inner_text(".step")
     page.click("[data-name=next]")
     assert page.inner_text(".step") != first
+    assert re.search(r"座位 \d (起牌|打出|吃|碰|胡|过)|座位 \d", page.inner_text(".last-action"))
+    assert "逃跑" in page.inner_text(".replay-result")  # the result, in words
+    assert page.query_selector(".replay-board .card.back") is None  # every card face up
     page.click("[data-name=prev]")
     assert page.inner_text(".step") == first
     assert "✓" in page.inner_text(".shuffle")  # the shuffle commitment checks
@@ -281,4 +424,33 @@ def test_phone_landscape_and_replay_page(browser, srv):
                            ".includes('✓')", timeout=5000)
     assert f"/#/replay/{game_id}" in page.inner_text(".share")
     shot(page, "replay-phone-landscape")
+    assert errors == []
+    context.close()
+
+
+def test_a_wrong_room_code_the_help_page_and_the_favicon(browser, srv):
+    context = browser.new_context(viewport=PHONE_LANDSCAPE)
+    page = context.new_page()
+    errors = console_errors(page)
+    enter(page, srv.base, "迷路")
+    page.fill("input[name=code]", "000000")
+    page.press("input[name=code]", "Enter")
+    page.wait_for_selector(".not-found", timeout=10_000)
+    assert "房间不存在" in page.inner_text(".not-found")
+    shot(page, "not-found-phone-landscape")
+    page.click("[data-name=back]")
+    page.wait_for_selector(".profile .nickname")
+    page.goto(f"{srv.base}/#/help/qq")
+    page.wait_for_selector(".huxi-table")
+    rules = httpx.get(f"{srv.base}/api/rules/qq").json()
+    shown = [r.inner_text() for r in page.query_selector_all(".mingtang-table tr[data-id]")]
+    assert [s.split()[0] for s in shown] == [m["name"] for m in rules["mingtang"]]
+    ti = page.inner_text(".huxi-table tr[data-kind=ti] .huxi-big")
+    assert int(ti) == next(r["big_huxi"] for r in rules["huxi"] if r["kind"] == "ti")
+    assert serious_axe_violations(page) == []
+    page.click("[data-name=lang]")
+    page.wait_for_selector("text=How to play")
+    shot(page, "help-phone-landscape")
+    assert httpx.get(f"{srv.base}/favicon.ico").status_code == 200
+    assert errors == []
     context.close()

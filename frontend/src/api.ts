@@ -66,12 +66,25 @@ export async function me(): Promise<{ player: Player; games: GameSummary[] } | n
   }
 }
 
+/** Seconds the settlement stays up waiting for 下一局 before the next hand starts anyway
+ * (the room's `next_delay`; the settlement shows the countdown). */
+export const SETTLEMENT_WAIT = 60;
+
 export async function quickRoom(level: string): Promise<string> {
-  return (await call("/api/rooms/quick", { level })).code;
+  return (await call("/api/rooms/quick", { level, next_delay: SETTLEMENT_WAIT })).code;
 }
 
+/** A room for friends, its creator seated at its first human seat. */
 export async function createRoom(options: object): Promise<string> {
-  return (await call("/api/rooms", options)).code;
+  return (await call("/api/rooms", { sit: true, next_delay: SETTLEMENT_WAIT, ...options })).code;
+}
+
+export async function rulesOf(preset: string): Promise<Json> {
+  return call(`/api/rules/${encodeURIComponent(preset)}`);
+}
+
+export async function roomRules(code: string): Promise<Json> {
+  return call(`/api/rooms/${encodeURIComponent(code)}/rules`);
 }
 
 export async function roomInfo(code: string): Promise<Json> {
@@ -108,6 +121,7 @@ export class TableSocket {
     private code: string,
     private onMessage: (msg: Json) => void,
     private onStatus: (connected: boolean) => void,
+    private onFatal: (reason: string) => void = () => {},
   ) {}
 
   open(): void {
@@ -124,7 +138,13 @@ export class TableSocket {
       if (msg.type === "welcome") this.seq = Math.max(this.seq, msg.last_seq || 0);
       this.onMessage(msg);
     };
-    ws.onclose = () => {
+    ws.onclose = (event) => {
+      if (event.code === 4004 || event.code === 4001) {
+        // no such room, or an unknown token: reconnecting cannot help
+        this.closed = true;
+        this.onFatal(event.code === 4004 ? "notFound" : "token");
+        return;
+      }
       this.onStatus(false);
       if (this.closed) return;
       this.retry = Math.min(this.retry + 1, 6);

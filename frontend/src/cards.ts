@@ -45,21 +45,32 @@ export function card(text: string, extra = ""): HTMLElement {
 }
 
 export function hiddenCard(): HTMLElement {
-  return el("span", { class: "card back", "aria-label": "face down" }, "");
+  return el("span", { class: "card mini back", role: "img", "aria-label": "face down" }, "");
 }
 
-/** A table group: its cards in a column; a face-down 偎 as three backs. */
-export function group(meld: { kind: string; cards?: string; hidden?: number }): HTMLElement {
+/** A table group: its cards in a column, its 胡息 under it; a face-down 偎 as three
+ * backs. ``faceUp``: every card shown (the settlement, the replay). ``mark``: a card to
+ * mark (the winning card). */
+export function group(
+  meld: { kind: string; cards?: string; hidden?: number; huxi?: number },
+  faceUp = false,
+  mark: string | null = null,
+): HTMLElement {
   const box = el("span", { class: `group kind-${meld.kind}`, "data-kind": meld.kind });
   if (meld.cards) {
     const cards = split(meld.cards);
+    let marked = false;
     cards.forEach((text, i) => {
       // 提 and 臭偎 show one card up, the others down, to everyone
-      const down = (meld.kind === "ti" && i > 0) || (meld.kind === "chouwei" && i > 0);
-      box.append(down ? hiddenCard() : card(text));
+      const down = !faceUp && (meld.kind === "ti" || meld.kind === "chouwei") && i > 0;
+      const winning = !marked && mark === text;
+      if (winning) marked = true;
+      box.append(down ? hiddenCard() : card(text, `mini${winning ? " winning" : ""}`));
     });
+    if (meld.huxi !== undefined) box.append(el("small", { class: "group-huxi" }, String(meld.huxi)));
   } else {
     for (let i = 0; i < (meld.hidden ?? 3); i++) box.append(hiddenCard());
+    box.append(el("small", { class: "group-huxi" }, "?"));
   }
   return box;
 }

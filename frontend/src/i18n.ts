@@ -29,8 +29,10 @@ const TEXT = {
   pastGames: { zh: "历史牌局", en: "Past games" },
   replay: { zh: "回放", en: "Replay" },
   noGames: { zh: "还没有牌局", en: "No games yet" },
-  wall: { zh: "墩", en: "Wall" },
+  wall: { zh: "剩余", en: "Left" },
+  wallUnit: { zh: "张", en: "cards" },
   liangzhang: { zh: "亮张", en: "Shown card" },
+  dipai: { zh: "底牌 (不能胡)", en: "Bottom card (never won)" },
   dealer: { zh: "庄", en: "Dealer" },
   you: { zh: "你", en: "You" },
   hu: { zh: "胡", en: "Win (胡)" },
@@ -97,6 +99,48 @@ const TEXT = {
   evShow: { zh: "翻出", en: "shows" },
   evDiscard: { zh: "打出", en: "discards" },
   evPile: { zh: "弃", en: "to the pile:" },
+  leaveTitle: { zh: "离开牌桌？", en: "Leave the table?" },
+  leaveMidHand: { zh: "牌局进行中离开算逃跑，按规则（§7.4）赔付：", en: "Leaving mid-hand is an escape; you pay (rules §7.4):" },
+  leaveFormula: { zh: "(max(0, ⌊(H − 12) / 3⌋) + {bonus}) × 底分 {base}，H = 另两家的桌面胡息加手牌最多胡息", en: "(max(0, ⌊(H − 12) / 3⌋) + {bonus}) × base {base}, H = the other two players' table 胡息 plus the best their hands make" },
+  leaveAtLeast: { zh: "至少 {points} 积分（{beans} 欢乐豆），本场结束。", en: "At least {points} points ({beans} beans); the match ends." },
+  leaveBetween: { zh: "本局已结束，离开不赔付，本场结束。", en: "No hand is being played: leaving costs nothing; the match ends." },
+  leaveConfirm: { zh: "确认离开", en: "Leave" },
+  stay: { zh: "继续游戏", en: "Stay" },
+  penalty: { zh: "逃跑赔付", en: "Escape penalty" },
+  notFound: { zh: "房间不存在", en: "Room not found" },
+  notFoundHint: { zh: "请检查房间号（6 位数字）。", en: "Check the room code (6 digits)." },
+  backLobby: { zh: "返回大厅", en: "Back to the lobby" },
+  help: { zh: "帮助", en: "Help" },
+  mute: { zh: "静音", en: "Mute" },
+  unmute: { zh: "开声音", en: "Sound on" },
+  showedBy: { zh: "出牌", en: "shown by" },
+  moves: { zh: "出牌记录", en: "Moves" },
+  winCard: { zh: "胡牌张", en: "Winning card" },
+  groupsAndHand: { zh: "牌组与手牌", en: "Groups and hand" },
+  nextIn: { zh: "秒后自动开始下一局", en: "s until the next hand starts" },
+  xingjia: { zh: "醒家", en: "醒家 (4th seat)" },
+  connected: { zh: "在线", en: "online" },
+  offline: { zh: "离线", en: "offline" },
+  share: { zh: "复制链接", en: "Copy link" },
+  copied: { zh: "已复制", en: "Copied" },
+  whoSits: { zh: "座位", en: "Seats" },
+  empty: { zh: "空位", en: "empty" },
+  thinking: { zh: "思考中", en: "thinking" },
+  eat: { zh: "吃", en: "Eat" },
+  bi: { zh: "比", en: "比 (also)" },
+  result: { zh: "结果", en: "Result" },
+  hands: { zh: "各家手牌", en: "Every hand" },
+  helpTitle: { zh: "帮助与规则", en: "Help and rules" },
+  howTo: { zh: "怎么玩", en: "How to play" },
+  huxiTable: { zh: "胡息表", en: "胡息 table" },
+  mingtangList: { zh: "名堂", en: "名堂 (bonus patterns)" },
+  small: { zh: "小字", en: "small" },
+  big: { zh: "大字", en: "big" },
+  options: { zh: "本玩法规则", en: "This preset's rules" },
+  reasonHu: { zh: "胡牌", en: "win" },
+  replayOf: { zh: "牌局回放", en: "Replay" },
+  seatWord: { zh: "座", en: "seat" },
+  total: { zh: "合计", en: "total" },
   // hall
   hallRelief: { zh: "领取救济豆", en: "Daily relief" },
   hallChangci: { zh: "场次", en: "Stake room" },
@@ -114,6 +158,11 @@ export function t(key: Key): string {
 
 export function currentLang(): Lang {
   return lang;
+}
+
+/** A text with {name} slots filled. */
+export function tf(key: Key, values: Record<string, string | number>): string {
+  return t(key).replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ""));
 }
 
 export function toggleLang(): void {

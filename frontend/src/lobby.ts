@@ -2,7 +2,7 @@
 // and the leaderboard. Every preset, rule option, room option, 场次 and computer player
 // comes from GET /api/presets (docs/protocol.md): nothing about the rules is written here.
 
-import { createRoom, me, register, token, type Json } from "./api";
+import { createRoom, me, register, SETTLEMENT_WAIT, token, type Json } from "./api";
 import { el } from "./cards";
 import { currentLang, t } from "./i18n";
 
@@ -113,6 +113,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
         fail(e);
       }
     });
+    input.addEventListener("keydown", (e) => e.key === "Enter" && go.click());
     root.append(el("section", { class: "card-panel" }, el("label", {}, t("nickname"), input), go));
     return;
   }
@@ -157,7 +158,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
     try {
       const options: Record<string, Json> = { rules: quickPreset.value, changci: quickChangci.value, hands: Number(quickHands.value) };
       if (!quickXingjiaLabel.hidden && quickXingjia.checked) options.xingjia = true;
-      location.hash = `#/room/${(await getJson("/api/rooms/quick", { level: level.value, ...options })).code}`;
+      location.hash = `#/room/${(await getJson("/api/rooms/quick", { level: level.value, next_delay: SETTLEMENT_WAIT, ...options })).code}`;
     } catch (e) {
       fail(e);
     }
@@ -248,10 +249,10 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
       create,
     ),
   );
-
-  const codeInput = el("input", { name: "code", placeholder: t("roomCode") }) as HTMLInputElement;
+  const codeInput = el("input", { name: "code", placeholder: t("roomCode"), inputmode: "numeric", "aria-label": t("roomCode"), maxlength: "12" }) as HTMLInputElement;
   const join = el("button", { class: "btn btn-join", "data-name": "join" }, t("join"));
-  join.addEventListener("click", () => codeInput.value && (location.hash = `#/room/${codeInput.value.trim()}`));
+  join.addEventListener("click", () => codeInput.value.trim() && (location.hash = `#/room/${encodeURIComponent(codeInput.value.trim())}`));
+  codeInput.addEventListener("keydown", (e) => e.key === "Enter" && join.click());
   root.append(el("section", { class: "card-panel" }, el("h3", {}, t("joinRoom")), codeInput, join));
   const games = el("ul", { class: "games" });
   if (!data.games.length) games.append(el("li", {}, t("noGames")));

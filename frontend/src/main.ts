@@ -1,7 +1,9 @@
-// The browser game: lobby (#/), table (#/room/CODE), replay (#/replay/ID).
+// The browser game: lobby (#/), table (#/room/CODE), replay (#/replay/ID), help and
+// rules (#/help/PRESET?room=CODE).
 
 import "./style.css";
 import { loadCards } from "./cards";
+import { mountHelp } from "./help";
 import { toggleLang } from "./i18n";
 import { mountLobby } from "./lobby";
 import { mountReplay } from "./replay";
@@ -22,6 +24,9 @@ async function route(): Promise<void> {
   };
   if (parts[0] === "room" && parts[1]) {
     cleanup = mountTable(root, decodeURIComponent(parts[1]), relang);
+  } else if (parts[0] === "help") {
+    const room = new URLSearchParams(hash.split("?")[1] ?? "").get("room");
+    await mountHelp(root, decodeURIComponent(parts[1] ?? "qq"), room, relang);
   } else if (parts[0] === "replay" && parts[1]) {
     await mountReplay(root, parts[1], relang);
   } else {
@@ -30,4 +35,5 @@ async function route(): Promise<void> {
 }
 
 window.addEventListener("hashchange", () => void route());
+document.documentElement.lang = localStorage.getItem("paohuzi.lang") === "en" ? "en" : "zh";
 void loadCards().then(route);

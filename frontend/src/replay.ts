@@ -2,14 +2,31 @@
 
 import { replaySteps, sha256, type Json } from "./api";
 import { card, el, group, split } from "./cards";
-import { t } from "./i18n";
+import { t, type Key } from "./i18n";
+
+const ACTION_WORDS: Record<string, Key> = { discard: "evDiscard", chi: "chi", peng: "peng", hu: "hu", pass: "pass" };
+
+/** An action record in words: "座 2 打出 一", "Seat 1 Eat (吃) 一二三 比 ...". */
+export function actionWords(action: { seat: number; action: string }): string {
+  const [verb, ...rest] = action.action.split(" ");
+  const w = ACTION_WORDS[verb] ? t(ACTION_WORDS[verb]) : verb;
+  return `${t("seat")} ${action.seat} ${w} ${rest.join(" ").replace(/比/g, ` ${t("bi")} `)}`.trim();
+}
+
+function resultWords(result: Json | null): string {
+  if (!result) return "";
+  const reason = result.reason === "huangzhuang" ? t("huangzhuang") : result.reason === "escape" ? `${t("seat")} ${result.leaver} ${t("escape")}` : `${t("winner")}: ${t("seat")} ${result.winner}`;
+  const names = (result.mingtang ?? []).map((m: Json) => `${m.name} ${m.fan}${t("fan")}`).join(" ");
+  const numbers = result.huxi !== undefined ? ` · ${t("huxi")} ${result.huxi} · ${t("di")} ${result.di} · ${t("fan")} ${result.fan} ${names}` : "";
+  return `${reason}${numbers} · ${t("points")} ${(result.points ?? []).join(" / ")}`;
+}
 
 export async function mountReplay(root: HTMLElement, id: string, rerenderAll: () => void): Promise<void> {
   const data = await replaySteps(id);
   let step = Number(new URLSearchParams(location.hash.split("?")[1] ?? "").get("step") ?? 0);
   const render = () => {
     root.replaceChildren();
-    const lang = el("button", { class: "btn btn-lang", "data-name": "lang" }, t("language"));
+    const lang = el("button", { class: "btn btn-lang", "data-name": "lang", type: "button" }, t("language"));
     lang.addEventListener("click", rerenderAll);
     root.append(el("nav", { class: "topbar" }, el("a", { href: "#/", class: "link" }, t("lobby")), el("span", {}, `${t("replay")} #${id.slice(0, 6)}`), lang));
     const steps: Json[] = data.steps;
@@ -26,8 +43,9 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
         prev,
         el("span", { class: "step" }, `${t("step")} ${step} / ${steps.length - 1}`),
         next,
-        current.action ? el("span", { class: "last-action" }, `seat ${current.action.seat}: ${current.action.action}`) : null,
+        current.action ? el("span", { class: "last-action" }, actionWords(current.action)) : null,
       ),
+      el("p", { class: "replay-result" }, `${t("result")}: ${resultWords(data.result)}`),
     );
     const board = el("main", { class: "replay-board" });
     current.seats.forEach((view: Json, seat: number) => {
@@ -38,7 +56,7 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
           { class: "seat replay-seat", "data-seat": String(seat) },
           el("header", {}, `${t("seat")} ${seat}${view.dealer === seat ? ` · ${t("dealer")}` : ""} · ${info.table_huxi} ${t("huxi")}`),
           el("div", { class: "hand" }, ...split(view.hand).map((c) => card(c))),
-          el("div", { class: "melds" }, ...info.melds.map((m: Json) => group(m))),
+          el("div", { class: "melds" }, ...info.melds.map((m: Json) => group(m, true))),
           el("div", { class: "pile" }, ...split(info.pile).map((c) => card(c, "mini"))),
         ),
       );
@@ -50,8 +68,7 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
         { class: "card-panel shuffle" },
         el("h3", {}, t("shuffleCheck")),
         shufflePanel(data.shuffle),
-        el("h3", {}, t("rules")),
-        el("pre", { class: "rules" }, JSON.stringify(data.rules, null, 1)),
+        el("p", {}, el("a", { href: `#/help/${data.rules.name}` }, `${t("rules")}: ${data.rules.name} · ${t("base")} ${data.rules.base}`)),
         el("p", {}, `${t("shareLink")}: `, el("code", { class: "share" }, `${location.origin}/#/replay/${id}`)),
       ),
     );

@@ -1,11 +1,14 @@
 // The table page: seats, groups, piles, the hand, legal actions, settlement.
-// Everything shown comes from the server's state message for this seat.
+// Everything shown comes from the server's state message for this seat; no rule is
+// worked out here (the server sends legal actions, views, waits and settlements).
 
 import { randomValue, TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
-import { t, type Key } from "./i18n";
+import { t, tf, type Key } from "./i18n";
+import { settlementPanel } from "./settle";
+import { muted, play, toggleMute } from "./sound";
 
-const EVENT_WORD: Record<string, string> = {
+const FORCED: Record<string, Key> = {
   ti: "ti",
   wei: "wei",
   chouwei: "chouwei",
@@ -14,7 +17,7 @@ const EVENT_WORD: Record<string, string> = {
   xianggong: "xianggong",
 };
 
-const EVENT_TEXT: Record<string, Key> = {
+export const EVENT_TEXT: Record<string, Key> = {
   deal: "evDeal",
   liangzhang: "liangzhang",
   draw: "evDraw",
@@ -32,6 +35,7 @@ const EVENT_TEXT: Record<string, Key> = {
   xianggong: "xianggong",
   huangzhuang: "huangzhuang",
   escape: "escape",
+  dipai: "dipai",
 };
 
 interface Ui {
@@ -42,9 +46,27 @@ interface Ui {
   showWaits: boolean;
   connected: boolean;
   picker: boolean;
+  leaving: boolean;
+  left: boolean;
+  fatal: string | null;
   flash: string;
-  cards: Json[];
   answered: string | null; // the state hash on which this page last answered a decision
+  dismissed: number; // the hand number whose settlement the player closed
+  lastInPlay: string | null;
+  online: number[] | null; // the match seats with a connection (the server's presence)
+}
+
+/** The chi actions that give distinct results, once each. A result is the groups laid
+ * on the table (the eaten one and its 比 groups, as a set): "吃 一二三 比二三四" and
+ * "吃 二三四 比一二三" lay the same two groups and are one choice. */
+export function distinctChis(legal: string[]): { action: string; eat: string; bi: string[] }[] {
+  const seen = new Map<string, { action: string; eat: string; bi: string[] }>();
+  for (const a of legal.filter((x) => x.startsWith("chi "))) {
+    const [eat, ...bi] = a.slice(4).split(/\s*比\s*/).map((g) => Array.from(g.trim()).sort().join(""));
+    const key = [eat, ...bi].sort().join(",");
+    if (!seen.has(key)) seen.set(key, { action: a, eat, bi });
+  }
+  return [...seen.values()];
 }
 
 export function mountTable(root: HTMLElement, code: string, rerenderAll: () => void): () => void {
@@ -56,55 +78,78 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     showWaits: localStorage.getItem("paohuzi.waits") !== "off",
     connected: false,
     picker: false,
+    leaving: false,
+    left: false,
+    fatal: null,
     flash: "",
-    cards: [],
     answered: null,
+    dismissed: -1,
+    lastInPlay: null,
+    online: null,
   };
   let flashTimer = 0;
-  let tick = 0;
   const valueSent = new Set<number>(); // hands this page sent a shuffle value for
+  document.body.classList.add("at-table");
 
   const socket = new TableSocket(
     code,
     (msg) => {
-      if (msg.type === "state") {
-        const hand = msg.table.hand_no;
-        if (hand !== socket.hand || msg.events_from === 0) ui.events = [];
-        socket.hand = hand;
-        const fresh: Json[] = msg.events;
-        ui.events = ui.events.slice(0, msg.events_from).concat(fresh);
-        socket.events = ui.events.length;
-        const forced = fresh.map((e) => EVENT_WORD[e.kind]).filter(Boolean);
-        if (forced.length && ui.state) {
-          ui.flash = forced.map((k) => t(k as never)).join(" · ");
-          clearTimeout(flashTimer);
-          flashTimer = window.setTimeout(() => {
-            ui.flash = "";
-            render();
-          }, 1600);
-        }
-        if (msg.view && !msg.view.to_act) ui.picker = false;
-        const pending = msg.next_shuffle;
-        if (pending && !pending.sent && msg.you !== null && !valueSent.has(pending.hand)) {
-          // our share of the next hand's randomness, sent after its commitment is out
-          valueSent.add(pending.hand);
-          socket.send({ type: "entropy", hand: pending.hand, value: randomValue() });
-        }
-        ui.state = msg;
-        ui.state.receivedAt = performance.now();
+      if (msg.type === "state") onState(msg);
+      else if (msg.type === "presence") {
+        ui.online = msg.connected;
         render();
-      } else if (msg.type === "error") {
-        showError(msg.message);
       }
+      else if (msg.type === "welcome" && msg.room && msg.room !== code) {
+        code = msg.room; // the code as the server writes it (typed with spaces...)
+        history.replaceState(null, "", `#/room/${code}`);
+      } else if (msg.type === "error") showError(msg.message);
     },
     (connected) => {
       ui.connected = connected;
       if (connected && socket.hand >= 0) socket.send({ type: "resync", hand: socket.hand, events: socket.events });
       render();
     },
+    (reason) => {
+      ui.fatal = reason;
+      render();
+    },
   );
+
+  function onState(msg: Json): void {
+    const hand = msg.table.hand_no;
+    const snapshot = hand !== socket.hand || msg.events_from === 0;
+    if (snapshot) ui.events = [];
+    socket.hand = hand;
+    const fresh: Json[] = msg.events;
+    ui.events = ui.events.slice(0, msg.events_from).concat(fresh);
+    socket.events = ui.events.length;
+    const forced = fresh.map((e) => FORCED[e.kind]).filter(Boolean);
+    if (forced.length && ui.state) {
+      ui.flash = forced.map((k) => t(k)).join(" · ");
+      clearTimeout(flashTimer);
+      flashTimer = window.setTimeout(() => {
+        ui.flash = "";
+        render();
+      }, 3000);
+    }
+    if (ui.state && fresh.length) play(fresh[fresh.length - 1].kind);
+    const wasResult = Boolean(ui.state?.view?.result);
+    if (msg.view?.result && !wasResult && ui.state) play("settle");
+    if (msg.view?.to_act && !ui.state?.view?.to_act) play("turn");
+    if (msg.view && !msg.view.to_act) ui.picker = false;
+    const pending = msg.next_shuffle;
+    if (pending && !pending.sent && msg.you !== null && !valueSent.has(pending.hand)) {
+      // our share of the next hand's randomness, sent after its commitment is out
+      valueSent.add(pending.hand);
+      socket.send({ type: "entropy", hand: pending.hand, value: randomValue() });
+    }
+    ui.state = msg;
+    ui.state.receivedAt = performance.now();
+    render();
+  }
+
   socket.open();
-  tick = window.setInterval(() => updateClock(), 250);
+  const tick = window.setInterval(() => updateClock(), 250);
 
   function showError(message: string): void {
     const box = root.querySelector(".errors");
@@ -141,42 +186,77 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
 
   function playingSeats(): number[] {
     const seats: (Json | null)[] = ui.state.view.seats;
-    return seats.flatMap((info, i) => (info ? [i] : []));
+    return seats.flatMap((seatInfo, i) => (seatInfo ? [i] : []));
+  }
+
+  function secondsLeft(deadline: number | null | undefined): number | null {
+    const s = ui.state;
+    if (!s || deadline === null || deadline === undefined) return null;
+    return Math.max(0, deadline - (performance.now() - s.receivedAt) / 1000);
   }
 
   function updateClock(): void {
-    const clock = root.querySelector<HTMLElement>(".clock");
     const s = ui.state;
-    if (!clock || !s || s.deadline === null || s.deadline === undefined) return;
-    const left = Math.max(0, s.deadline - (performance.now() - s.receivedAt) / 1000);
-    clock.textContent = `${Math.ceil(left)}s`;
-    clock.classList.toggle("urgent", left < 5);
+    if (!s) return;
+    const left = secondsLeft(s.deadline);
+    root.querySelectorAll<HTMLElement>(".clock").forEach((clock) => {
+      clock.textContent = left === null ? "" : `${Math.ceil(left)}s`;
+      clock.classList.toggle("urgent", left !== null && left < 5);
+    });
+    const next = secondsLeft(s.next_deadline);
+    const countdown = root.querySelector<HTMLElement>(".next-countdown");
+    if (countdown) countdown.textContent = next === null ? "" : `${Math.ceil(next)} ${t("nextIn")}`;
+  }
+
+  function seatName(seat: number): string {
+    const s = ui.state;
+    const name = s.table.seats[seat]?.nickname || `${t("seat")} ${seat}`;
+    return seat === s.you ? `${t("you")} · ${name}` : name;
+  }
+
+  /** A person's seat: a dot, green while connected (computers are always there). */
+  function presence(seat: number): HTMLElement | null {
+    if (ui.online === null || ui.state?.table.seats[seat]?.kind !== "human") return null;
+    const on = ui.online.includes(seat);
+    const label = on ? t("connected") : t("offline");
+    return el("span", { class: `presence ${on ? "on" : "off"}`, title: label, role: "img", "aria-label": label }, on ? "●" : "○");
+  }
+
+  function seatHeader(seat: number, mine: boolean): HTMLElement {
+    const s = ui.state;
+    const view = s.view;
+    const seatInfo = view.seats[seat];
+    const seatMeta = s.table.seats[seat];
+    const turn = view.turn === seat;
+    return el(
+      "header",
+      {},
+      el("span", { class: "name" }, seatName(seat)),
+      presence(seat),
+      view.dealer === seat ? el("span", { class: "badge dealer" }, t("dealer")) : null,
+      seatMeta.tuoguan ? el("span", { class: "badge tuoguan" }, t("tuoguan")) : null,
+      seatInfo.xianggong ? el("span", { class: "badge" }, t("xianggong")) : null,
+      el("span", { class: "huxi" }, `${seatInfo.table_huxi} ${t("huxi")}`),
+      el("span", { class: "score" }, `${t("points")} ${seatMeta.points}`),
+      mine ? null : el("span", { class: "count" }, `${t("hand")} ${seatInfo.hand_count}`),
+      mine && s.deadline !== null && s.deadline !== undefined ? el("span", { class: "clock", role: "timer" }, "") : null,
+      !mine && turn ? el("span", { class: "badge thinking" }, t("thinking")) : null,
+    );
   }
 
   function seatBox(seat: number, position: string): HTMLElement {
-    const s = ui.state;
-    const view = s.view;
-    const info = view.seats[seat];
-    const seatMeta = s.table.seats[seat];
-    const mine = seat === mySeat();
-    const name = mine ? `${t("you")} · ${seatMeta.nickname}` : seatMeta.nickname;
+    const seatInfo = ui.state.view.seats[seat];
     return el(
       "section",
-      { class: `seat ${position}${view.turn === seat ? " turn" : ""}`, "data-seat": String(seat) },
-      el(
-        "header",
-        {},
-        el("span", { class: "name" }, name),
-        view.dealer === seat ? el("span", { class: "badge dealer" }, t("dealer")) : null,
-        seatMeta.tuoguan ? el("span", { class: "badge tuoguan" }, t("tuoguan")) : null,
-        info.xianggong ? el("span", { class: "badge" }, t("xianggong")) : null,
-        el("span", { class: "huxi" }, `${info.table_huxi} ${t("huxi")}`),
-        el("span", { class: "score" }, `${t("points")} ${seatMeta.points}`),
-        mine ? null : el("span", { class: "count" }, `${t("hand")} ${info.hand_count}`),
-      ),
-      el("div", { class: "melds" }, ...info.melds.map((m: Json) => group(m))),
-      el("div", { class: "pile", title: t("pile") }, ...split(info.pile).map((c) => card(c, "mini"))),
+      { class: `seat ${position}${ui.state.view.turn === seat ? " turn" : ""}`, "data-seat": String(seat), "aria-label": seatName(seat) },
+      seatHeader(seat, false),
+      el("div", { class: "melds" }, ...seatInfo.melds.map((m: Json) => group(m))),
+      pileRow(seatInfo.pile),
     );
+  }
+
+  function pileRow(pile: string): HTMLElement {
+    return el("div", { class: "pile" }, el("span", { class: "pile-label" }, t("pile")), ...split(pile).map((c) => card(c, "mini")));
   }
 
   function handColumns(): HTMLElement {
@@ -197,15 +277,19 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       column.sort().forEach((c) => {
         // cards the server does not let you discard (a 坎) are shown locked
         const locked = discarding && !legal.includes(`discard ${c}`);
-        const node = card(c, `${locked ? "locked" : ""} ${ui.selected === c ? "selected" : ""}`);
-        node.addEventListener("click", () => {
+        const node = card(c, `hand-card${locked ? " locked" : ""}${ui.selected === c ? " selected" : ""}`);
+        node.setAttribute("role", "button");
+        node.setAttribute("tabindex", "0");
+        const choose = () => {
           if (ui.selected === c && legal.includes(`discard ${c}`)) {
             act(`discard ${c}`);
             return;
           }
           ui.selected = ui.selected === c ? null : c;
           render();
-        });
+        };
+        node.addEventListener("click", choose);
+        node.addEventListener("keydown", (e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), choose()));
         col.append(node);
       });
       col.addEventListener("dragstart", (e) => e.dataTransfer?.setData("text/plain", String(v)));
@@ -232,13 +316,15 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       return bar;
     }
     bar.append(el("span", { class: "hint your-turn" }, t("yourTurn")));
-    const chis = legal.filter((a) => a.startsWith("chi "));
-    for (const a of legal) {
-      if (a === "hu") bar.append(button(t("hu"), () => act("hu"), "hu"));
-      if (a === "peng") bar.append(button(t("peng"), () => act("peng"), "peng"));
+    const claimed = view.claim?.card ?? view.in_play ?? "";
+    if (legal.includes("hu")) bar.append(button(`${t("hu")} ${claimed}`, () => act("hu"), "hu"));
+    if (legal.includes("peng")) bar.append(button(`${t("peng")} ${claimed}`, () => act("peng"), "peng"));
+    const chis = distinctChis(legal);
+    if (chis.length === 1) {
+      const c = chis[0];
+      bar.append(button(`${t("chi")} ${c.eat}${c.bi.map((g) => ` ${t("bi")} ${g}`).join("")}`, () => act(c.action), "chi"));
     }
-    if (chis.length === 1) bar.append(button(t("chi"), () => act(chis[0]), "chi"));
-    if (chis.length > 1) bar.append(button(`${t("chi")} ▾`, () => ((ui.picker = true), render()), "chi"));
+    if (chis.length > 1) bar.append(button(`${t("chi")} ${claimed} ▾ ${chis.length}`, () => ((ui.picker = true), render()), "chi"));
     if (legal.includes("pass")) bar.append(button(t("pass"), () => act("pass"), "pass"));
     if (legal.some((a) => a.startsWith("discard "))) {
       const ok = ui.selected !== null && legal.includes(`discard ${ui.selected}`);
@@ -251,20 +337,59 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
 
   function picker(): HTMLElement | null {
     if (!ui.picker) return null;
-    const legal: string[] = legalActions();
     const list = el("div", { class: "picker-list" });
-    for (const a of legal.filter((x) => x.startsWith("chi "))) {
-      const groups = a.slice(4).replace(/比/g, " ").split(/\s+/).filter(Boolean);
-      const row = el("button", { class: "pick", "data-action": a });
-      groups.forEach((g, i) => row.append(el("span", { class: i ? "group bi" : "group eat" }, ...split(g).map((c) => card(c)))));
-      row.addEventListener("click", () => act(a));
+    for (const c of distinctChis(legalActions())) {
+      const row = el("button", { class: "pick", "data-action": c.action });
+      row.append(el("span", { class: "pick-label" }, t("eat")), el("span", { class: "group eat" }, ...split(c.eat).map((x) => card(x, "mini"))));
+      for (const g of c.bi) row.append(el("span", { class: "pick-label" }, t("bi")), el("span", { class: "group bi" }, ...split(g).map((x) => card(x, "mini"))));
+      row.addEventListener("click", () => act(c.action));
       list.append(row);
     }
+    return modal("picker", t("chooseBi"), list, button(t("cancel"), () => ((ui.picker = false), render()), "cancel"));
+  }
+
+  function modal(name: string, title: string, ...children: (Node | null)[]): HTMLElement {
     return el(
       "div",
-      { class: "modal picker", role: "dialog" },
-      el("div", { class: "panel" }, el("h3", {}, t("chooseBi")), list, button(t("cancel"), () => ((ui.picker = false), render()), "cancel")),
+      { class: `modal ${name}`, role: "dialog", "aria-modal": "true", "aria-label": title },
+      el("div", { class: "panel" }, el("h2", {}, title), ...children),
     );
+  }
+
+  function leaveDialog(): HTMLElement | null {
+    if (!ui.leaving) return null;
+    const s = ui.state;
+    const rules = s?.table.rules ?? {};
+    const inHand = Boolean(s?.view && !s.view.result && mySeat() !== null);
+    const body = el("div", { class: "leave-text" });
+    if (inHand) {
+      const points = rules.escape_bonus * rules.base;
+      body.append(
+        el("p", {}, t("leaveMidHand")),
+        el("p", { class: "formula" }, tf("leaveFormula", { bonus: rules.escape_bonus, base: rules.base })),
+        el("p", { class: "penalty" }, tf("leaveAtLeast", { points, beans: points * rules.multiplier })),
+      );
+    } else body.append(el("p", {}, t("leaveBetween")));
+    return modal(
+      "leave-dialog",
+      t("leaveTitle"),
+      body,
+      el(
+        "div",
+        { class: "row" },
+        button(t("stay"), () => ((ui.leaving = false), render()), "stay"),
+        button(t("leaveConfirm"), () => leave(inHand), "leave-confirm"),
+      ),
+    );
+  }
+
+  function leave(inHand: boolean): void {
+    ui.leaving = false;
+    if (mySeat() !== null && ui.state?.table.hand_no > 0) socket.send({ type: "leave" });
+    if (inHand) {
+      ui.left = true; // the settlement of the escape shows; its button goes to the lobby
+      render();
+    } else location.hash = "#/";
   }
 
   function waitsBox(): HTMLElement {
@@ -282,96 +407,109 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       if (!waits.length) list.append(t("noWaits"));
       else {
         list.append(`${t("waitsOn")}: `);
-        for (const w of waits) {
-          list.append(el("span", { class: "wait" }, card(w.card, "mini"), ` ${w.other ?? w.self} ${t("huxi")}`));
-        }
+        for (const w of waits) list.append(el("span", { class: "wait" }, card(w.card, "mini"), ` ${w.other ?? w.self}`));
       }
     }
     return el("div", { class: "waits-box" }, toggle, list);
   }
 
-  function settlement(): HTMLElement | null {
-    const s = ui.state;
-    const result = s.view.result;
-    if (!result) return null;
-    const names: string[] = s.table.seats.map((seat: Json) => seat.nickname);
-    const rows = playingSeats().map((i) =>
-      el("tr", { class: i === result.winner ? "winner" : "" }, el("td", {}, names[i]), el("td", { class: "pts" }, String(result.points[i])), el("td", { class: "beans" }, String(result.beans[i]))),
-    );
-    const body = el("div", { class: "panel settlement" }, el("h3", {}, t("settlement")));
-    if (result.reason === "huangzhuang") {
-      body.append(el("p", { class: "reason" }, t("huangzhuang")));
-      (s.view.revealed_hands ?? []).forEach((h: string | null, i: number) => {
-        if (h !== null) body.append(el("div", { class: "revealed" }, el("span", {}, names[i]), ...split(h).map((c) => card(c, "mini"))));
-      });
-    } else if (result.reason === "escape") {
-      body.append(el("p", { class: "reason" }, `${names[result.leaver]} ${t("escape")}`));
-    } else {
-      const flags = [result.zimo && t("zimo"), result.haidi && t("haidi"), result.tianhu && t("tianhu")].filter(Boolean).join(" · ");
-      body.append(
-        el("p", { class: "reason" }, `${t("winner")}: ${names[result.winner]}`, flags ? el("span", { class: "flags" }, ` ${flags}`) : null),
-        el(
-          "div",
-          { class: "win-groups" },
-          ...(result.groups ?? []).map((g: Json) =>
-            el("span", { class: "win-group" }, group({ kind: g.kind, cards: g.cards }), el("small", {}, `${g.huxi}`)),
-          ),
-        ),
-        el(
-          "p",
-          { class: "totals" },
-          el("span", { class: "total-huxi" }, `${t("huxi")} ${result.huxi}`),
-          " · ",
-          el("span", { class: "total-di" }, `${t("di")} ${result.di}`),
-          " · ",
-          el("span", { class: "total-fan" }, `${t("fan")} ${result.fan}`),
-        ),
-        el(
-          "ul",
-          { class: "mingtang" },
-          ...(result.mingtang.length ? result.mingtang : [{ name: t("pinghu"), fan: 1 }]).map((m: Json) => el("li", {}, `${m.name} ${m.fan}${t("fan")}`)),
-        ),
-      );
-    }
-    body.append(
-      el("table", { class: "points" }, el("tr", {}, el("th", {}, ""), el("th", {}, t("points")), el("th", {}, t("beans"))), ...rows),
-      button(t("nextHand"), () => socket.send({ type: "next" }), "next-hand"),
-    );
-    return el("div", { class: "modal" }, body);
-  }
-
-  function rulesLine(rules: Json): HTMLElement {
-    const details = el("details", { class: "rules-line" }, el("summary", {}, `${t("rules")}: ${rules.name} · ${t("base")} ${rules.base} · ${t("multiplier")} ${rules.multiplier}`));
-    details.append(el("pre", { class: "rules" }, JSON.stringify(rules, null, 1)));
-    return details;
-  }
-
   function button(label: string, onClick: () => void, name: string): HTMLElement {
-    const b = el("button", { class: `btn btn-${name}`, "data-name": name }, label);
+    const b = el("button", { class: `btn btn-${name}`, "data-name": name, type: "button" }, label);
     b.addEventListener("click", onClick);
     return b;
+  }
+
+  function presetLine(rules: Json): string {
+    return `${rules.name} · ${t("base")} ${rules.base} · ${t("multiplier")} ${rules.multiplier}`;
+  }
+
+  function topBar(): HTMLElement {
+    const s = ui.state;
+    const view = s?.view;
+    return el(
+      "nav",
+      { class: "topbar" },
+      button(t("leave"), () => (s ? ((ui.leaving = true), render()) : (location.hash = "#/")), "leave"),
+      el("span", { class: "room" }, `${t("roomCode")} `, el("code", { class: "room-code" }, code)),
+      view ? el("span", { class: "wall" }, `${t("wall")} `, el("b", { class: "wall-count" }, String(view.wall)), ` ${t("wallUnit")}`) : null,
+      s ? el("a", { class: "rules-link", href: `#/help/${s.table.rules.name}?room=${code}` }, presetLine(s.table.rules)) : null,
+      ui.connected ? null : el("span", { class: "banner reconnecting", role: "status" }, t("reconnecting")),
+      el("span", { class: "spacer" }),
+      button(muted() ? t("unmute") : t("mute"), () => (toggleMute(), render()), "mute"),
+      el("a", { class: "link help-link", href: "#/help" }, t("help")),
+      button(t("language"), () => rerenderAll(), "lang"),
+    );
+  }
+
+  function waitingRoom(): HTMLElement {
+    const s = ui.state;
+    const box = el("section", { class: "card-panel waiting-room" }, el("h2", {}, t("seatsTaken")));
+    const link = `${location.origin}/#/room/${code}`;
+    const share = button(t("share"), () => {
+      void navigator.clipboard?.writeText(link).then(() => (share.textContent = t("copied")));
+    }, "share");
+    box.append(el("p", {}, `${t("shareLink")}: `, el("code", { class: "share-link" }, link), " ", share));
+    const list = el("ul", { class: "seat-list", "aria-label": t("whoSits") });
+    s?.table.seats.forEach((seat: Json, i: number) => {
+      const who = seat.kind === "human" ? seat.nickname || t("empty") : seat.nickname;
+      const item = el("li", {}, `${t("seat")} ${i}: ${who} `, presence(i));
+      if (s.you === null && seat.kind === "human" && !seat.nickname) {
+        item.append(" ", button(`${t("sit")} ${i}`, () => socket.send({ type: "sit", seat: i }), `sit-${i}`));
+      }
+      list.append(item);
+    });
+    box.append(list);
+    return box;
+  }
+
+  function notFound(): HTMLElement {
+    return el(
+      "section",
+      { class: "card-panel not-found", role: "alert" },
+      el("h2", {}, ui.fatal === "notFound" ? t("notFound") : t("reconnecting")),
+      el("p", {}, `${t("roomCode")}: ${code}. ${t("notFoundHint")}`),
+      el("a", { class: "btn btn-back", href: "#/", "data-name": "back" }, t("backLobby")),
+    );
+  }
+
+  function center(): HTMLElement {
+    const s = ui.state;
+    const view = s.view;
+    const shown = [...ui.events].reverse().find((e) => ["discard", "show", "liangzhang"].includes(e.kind) && e.cards === view.in_play);
+    const entering = view.in_play && view.in_play !== ui.lastInPlay;
+    ui.lastInPlay = view.in_play ?? null;
+    const ticker = el("ol", { class: "ticker", tabindex: "0", "aria-label": t("moves") });
+    ui.events.forEach((e) => ticker.append(el("li", {}, describe(e))));
+    return el(
+      "section",
+      { class: "center" },
+      el(
+        "div",
+        { class: "in-play-box" },
+        view.in_play ? card(view.in_play, `shown${entering ? " enter" : ""}`) : null,
+        shown ? el("span", { class: "shown-by" }, `${shown.seat === undefined ? "" : seatName(shown.seat)} ${t(EVENT_TEXT[shown.kind])}`) : null,
+      ),
+      view.liangzhang ? el("div", { class: "liangzhang" }, `${t("liangzhang")} `, card(view.liangzhang, "mini")) : null,
+      view.dipai ? el("div", { class: "liangzhang dipai", "data-name": "dipai" }, `${t("dipai")} `, card(view.dipai, "mini")) : null,
+      ui.flash ? el("div", { class: "flash", role: "status" }, ui.flash) : null,
+      ticker,
+    );
   }
 
   function render(): void {
     root.replaceChildren();
     const s = ui.state;
-    const top = el(
-      "nav",
-      { class: "topbar" },
-      el("a", { href: "#/", class: "link" }, t("lobby")),
-      el("span", { class: "room" }, `${t("roomCode")}: `, el("code", { class: "room-code" }, code)),
-      s ? rulesLine(s.table.rules) : null,
-      ui.connected ? null : el("span", { class: "banner reconnecting" }, t("reconnecting")),
-      button(t("language"), () => rerenderAll(), "lang"),
-    );
-    root.append(top, el("div", { class: "errors", role: "alert" }));
+    const page = el("div", { class: "table-page" });
+    root.append(page);
+    page.append(topBar(), el("div", { class: "errors", role: "alert" }));
+    if (ui.fatal) {
+      page.append(notFound());
+      return;
+    }
     if (!s || !s.view) {
-      root.append(el("p", { class: "hint" }, t("seatsTaken")));
-      if (s && s.you === null) {
-        s.table.seats.forEach((seat: Json, i: number) => {
-          if (seat.kind === "human" && !seat.nickname) root.append(button(`${t("sit")} ${i}`, () => socket.send({ type: "sit", seat: i }), `sit-${i}`));
-        });
-      }
+      page.append(waitingRoom());
+      const d = leaveDialog();
+      if (d) page.append(d);
       return;
     }
     const view = s.view;
@@ -381,49 +519,60 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     const from = playing.findIndex((seat) => seat >= (s.you ?? 0));
     const order = from < 0 ? playing : [...playing.slice(from), ...playing.slice(0, from)];
     const positions = order.length === 2 ? ["bottom", "top"] : ["bottom", "right", "left"];
-    const board = el("main", { class: "board" });
+    const board = el("main", { class: `board players-${order.length}` });
     order.forEach((seat, i) => {
-      if (seat !== me) board.append(seatBox(seat, positions[i]));
+      if (seat !== me) board.append(seatBox(seat, me === null && i === 0 ? "top" : positions[i]));
     });
-    const myTuoguan = s.you !== null && s.table.seats[s.you].tuoguan;
-    board.append(
-      el(
-        "section",
-        { class: "center" },
-        el("div", { class: "liangzhang" }, `${t("liangzhang")} `, card(view.liangzhang, "mini")),
-        el("div", { class: "wall" }, `${t("wall")} `, el("b", { class: "wall-count" }, String(view.wall))),
-        view.in_play ? el("div", { class: "in-play" }, card(view.in_play, "shown")) : null,
-        el("div", { class: "clock" }, ""),
-        ui.flash ? el("div", { class: "flash" }, ui.flash) : null,
-      ),
-    );
+    board.append(center());
     if (me !== null) {
-      const mine = seatBox(me, "bottom");
-      mine.append(handColumns(), actionBar(), waitsBox());
-      if (myTuoguan) mine.append(el("div", { class: "tuoguan-bar" }, t("tuoguan"), button(t("takeBack"), () => socket.send({ type: "takeover" }), "takeover")));
+      const myInfo = view.seats[me];
+      const mine = el(
+        "section",
+        { class: `seat bottom mine${view.turn === me ? " turn" : ""}`, "data-seat": String(me), "aria-label": seatName(me) },
+        seatHeader(me, true),
+        el("div", { class: "my-table" }, el("div", { class: "melds" }, ...myInfo.melds.map((m: Json) => group(m))), pileRow(myInfo.pile)),
+        el("div", { class: "play-row" }, handColumns(), el("div", { class: "side" }, actionBar(), waitsBox())),
+      );
+      if (s.you !== null && s.table.seats[s.you].tuoguan) {
+        mine.append(el("div", { class: "tuoguan-bar" }, t("tuoguan"), button(t("takeBack"), () => socket.send({ type: "takeover" }), "takeover")));
+      }
       board.append(mine);
     }
-    root.append(board);
-    const ticker = el("ol", { class: "ticker" });
-    ui.events.slice(-6).forEach((e) => ticker.append(el("li", {}, describe(e, s))));
-    root.append(ticker);
-    const p = picker();
-    if (p) root.append(p);
-    const settle = settlement();
-    if (settle) root.append(settle);
+    page.append(board);
+    for (const extra of [picker(), settlement(), leaveDialog()]) if (extra) page.append(extra);
+    const ticker = root.querySelector(".ticker");
+    if (ticker) ticker.scrollTop = ticker.scrollHeight;
     updateClock();
   }
 
-  function describe(e: Json, s: Json): string {
-    const who = e.seat === undefined ? "" : s.table.seats[e.seat]?.nickname ?? "";
+  function settlement(): HTMLElement | null {
+    const s = ui.state;
+    if (!s.view.result || ui.dismissed === s.table.hand_no) return null;
+    const next = () => {
+      if (ui.left) {
+        location.hash = "#/";
+        return;
+      }
+      ui.dismissed = s.table.hand_no;
+      socket.send({ type: "next" });
+      render();
+    };
+    return settlementPanel(s, seatName, button(ui.left ? t("backLobby") : t("nextHand"), next, "next-hand"));
+  }
+
+  function describe(e: Json): string {
+    const who = e.seat === undefined ? "" : ui.state.table.seats[e.seat]?.nickname ?? "";
     const cards = e.cards ?? (e.hidden ? "▮".repeat(e.hidden) : "");
-    const word = EVENT_TEXT[e.kind] ? t(EVENT_TEXT[e.kind]) : e.kind;
+    // a region's own group names (luzhou: 提 is 垅, 跑 is 招) where the view gives them
+    const word = ui.state.view.labels?.[e.kind] ?? (EVENT_TEXT[e.kind] ? t(EVENT_TEXT[e.kind]) : e.kind);
     return `${who} ${word} ${e.kind === "deal" ? "" : cards}`.trim();
   }
 
   render();
   return () => {
     clearInterval(tick);
+    clearTimeout(flashTimer);
+    document.body.classList.remove("at-table");
     socket.close();
   };
 }

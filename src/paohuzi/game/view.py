@@ -24,7 +24,7 @@ from typing import Any
 
 from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
 from paohuzi.core.groups import LABELS, Group, GroupKind
-from paohuzi.core.kinds import ClaimContext, EndReason, EventKind
+from paohuzi.core.kinds import ClaimContext, EventKind
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.actions import Action
 from paohuzi.game.engine import Hand, HandResult, Phase
@@ -76,7 +76,7 @@ class Observation:
     legal: tuple[Action, ...]
     events: tuple[dict[str, Any], ...]
     result: HandResult | None
-    revealed_hands: tuple[tuple[Card, ...], ...] | None
+    revealed_hands: tuple[tuple[Card, ...], ...] | None  # every hand, once the hand is over
     dipai: Card | None = None
 
     def table_huxi(self, seat: int) -> int:
@@ -133,8 +133,10 @@ def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation
         # Only a seat asked to decide learns that a decision is open (who else may
         # act on a card would tell what they hold).
         claim_seen = (claim.card, claim.seat, claim.context)
+    # Once the hand is over every hand and every 偎 is shown (the settlement and the
+    # replay show them all face up); while it is played, nobody else's.
     revealed = None
-    if hand.result is not None and hand.result.reason is EndReason.HUANGZHUANG:
+    if hand.result is not None:
         revealed = tuple(tuple(st.hand_cards) for st in hand.seats)
     return Observation(
         seat=seat,
@@ -148,7 +150,8 @@ def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation
         phase=hand.phase.value if hand.phase is not Phase.CLAIM or legal else "play",
         turn=hand.turn if hand.phase is Phase.DISCARD else None,
         hand=tuple(hand.seats[seat].hand) if seat is not None else (),
-        melds=tuple(tuple(None if m.kind is GroupKind.WEI and s != seat else m
+        melds=tuple(tuple(None if m.kind is GroupKind.WEI and s != seat and revealed is None
+                          else m
                           for m in st.melds) for s, st in enumerate(hand.seats)),
         piles=tuple(tuple(st.pile) for st in hand.seats),
         hand_sizes=tuple(sum(st.hand) for st in hand.seats),

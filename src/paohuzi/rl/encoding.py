@@ -8,7 +8,7 @@ Every entry is a small non-negative count or a 0/1 flag (``float32``).
 
 The layout (docs/rl.md has the table): first the observer's own block ::
 
-    hand[20] chou[20] declined_peng[20] chouhu[20] liangzhang[20] in_play[20]
+    hand[20] chou[20] declined_peng[20] chouhu[20] liangzhang[20] dipai[20] in_play[20]
     claim_card[20] claim_source[slots] claim_context[4] phase[4] turn[slots]
     dealer[slots] wall[1]
 
@@ -22,10 +22,10 @@ then for each slot ::
 >>> from paohuzi.game.view import observe
 >>> layout = Layout(3)
 >>> layout.size, layout.offsets["wall"], layout.slot_offset(1)
-(413, 157, 243)
+(433, 177, 263)
 >>> vec = layout.encode(observe(Hand.from_seed(3, Ruleset()), 0, events=False), (0, 1, 2))
 >>> int(vec[:20].sum()), vec.shape  # the dealer took the 亮张: 21 cards
-(21, (413,))
+(21, (433,))
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ class Layout:
     def __init__(self, slots: int) -> None:
         self.slots = slots
         sizes = [("hand", KINDS), ("chou", KINDS), ("declined_peng", KINDS),
-                 ("chouhu", KINDS), ("liangzhang", KINDS), ("in_play", KINDS),
+                 ("chouhu", KINDS), ("liangzhang", KINDS), ("dipai", KINDS),
+                 ("in_play", KINDS),
                  ("claim_card", KINDS), ("claim_source", slots), ("claim_context", len(CONTEXTS)),
                  ("phase", len(PHASES)), ("turn", slots), ("dealer", slots), ("wall", 1)]
         self.offsets: dict[str, int] = {}
@@ -128,7 +129,10 @@ class Layout:
                 for c, huxi in obs.chouhu:
                     if huxi == own_huxi:  # 臭胡 bars a win on it while the table stays so
                         vec[o["chouhu"] + c] = 1
-        vec[o["liangzhang"] + obs.liangzhang] = 1
+        if obs.liangzhang is not None:  # luzhou keeps the 21st card hidden (§9.1)
+            vec[o["liangzhang"] + obs.liangzhang] = 1
+        if obs.dipai is not None:  # luzhou's 底牌, shown to every seat
+            vec[o["dipai"] + obs.dipai] = 1
         if obs.in_play is not None:
             vec[o["in_play"] + obs.in_play] = 1
         if obs.claim is not None:

@@ -20,7 +20,7 @@ agent's points of the settlement (:attr:`HandResult.points`, the 醒家's
 >>> agent = env.agent_selection
 >>> obs = env.observe(agent)
 >>> obs["observation"].shape, obs["action_mask"].shape, int(obs["action_mask"].sum()) > 0
-((413,), (911,), True)
+((433,), (911,), True)
 >>> while env.agents:
 ...     obs, reward, done, _, _ = env.last()
 ...     env.step(None if done else int(obs["action_mask"].argmax()))

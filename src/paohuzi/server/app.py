@@ -20,11 +20,13 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.server import hall
 from paohuzi.server.economy import STARTING_BEANS, EconomyError, EntryRefused, check_entry
 from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_body
 from paohuzi.server.limits import Limits
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
+from paohuzi.server.rulesdoc import rules_doc
 from paohuzi.server.server import Server, log
 from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage, StoredGame
 from paohuzi.server.table import RoomConfig, TableError
@@ -33,6 +35,13 @@ __all__ = ["CARDS", "STATIC", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
 """The built browser game (from frontend/, built by `npm run build`)."""
+
+FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 48">'
+           b'<rect x="1" y="1" width="30" height="46" rx="4" fill="#f8f1dc" stroke="#b9ad86"/>'
+           b'<text x="16" y="32" font-size="24" text-anchor="middle" fill="#c4161c">'
+           b'\xe8\xb4\xb0</text></svg>')
+"""The browser tab's icon: a 字牌 card (贰), also linked from index.html."""
+
 
 async def _json_body(request: Request, limits: Limits) -> dict[str, Any]:
     """The JSON object of a request, its body capped before it is read."""
@@ -65,6 +74,17 @@ def _quick_options(data: dict[str, Any]) -> dict[str, Any]:
     seats = len(RoomConfig.from_json(options).seats)  # validates; raises TableError
     options["seats"] = ["human"] + [level] * (seats - 1)
     return options
+
+
+def _creator_sits(data: Any, quick: bool) -> bool:
+    """Whether the room's creator takes its first human seat: always in a quick room;
+    with ``"sit": true`` (taken out of the options) in another room."""
+    if not isinstance(data, dict):
+        return quick
+    sit = data.pop("sit", False)
+    if not isinstance(sit, bool):
+        raise BadInput("sit must be true or false")
+    return quick or sit
 
 
 def create_app(storage: Storage | None = None, database: str | Path | None = None,
@@ -129,6 +149,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return too_many("rooms created from your address")
         try:
             data = await _json_body(request, bounds)
+            sit = _creator_sits(data, quick)
             options = _quick_options(data) if quick else data
             # the 场次's entry minimum: checked before the room exists
             check_entry(RoomConfig.from_json(options).tier, rec.beans)
@@ -139,13 +160,17 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return error(403, str(exc))
         except TableError as exc:
             return error(400, str(exc))
-        if not quick:
+        seat = table.config.seats.index("human") if sit and "human" in table.config.seats \
+            else None
+        if seat is None:
             return JSONResponse({"code": table.code, "config": table.config.to_json()})
         runtime = server.runtimes[table.code]
         async with runtime.lock:
-            runtime.commit({"k": "sit", "seat": 0, "player": rec.id, "nickname": rec.nickname})
+            runtime.commit({"k": "sit", "seat": seat, "player": rec.id,
+                            "nickname": rec.nickname})
             runtime.schedule()
-        return JSONResponse({"code": table.code, "config": table.config.to_json(), "seat": 0})
+        return JSONResponse({"code": table.code, "config": table.config.to_json(),
+                             "seat": seat})
 
     async def create_room(request: Request) -> Response:
         return await new_room(request, quick=False)
@@ -156,15 +181,29 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
 
     async def room_info(request: Request) -> Response:
         code = request.path_params["code"]
-        runtime = server.runtimes.get(code)
+        runtime = server.find_room(code)
         if runtime is None:
-            return error(404, f"no room {code!r}")
+            return error(404, f"room not found: no open room {code[:40]!r}")
         t = runtime.table
-        return JSONResponse({"code": code, "config": t.config.to_json(),
+        return JSONResponse({"code": t.code, "config": t.config.to_json(),
                              "seats": [{"kind": s.kind, "nickname": s.nickname,
                                         "taken": s.player is not None} for s in t.seats],
                              "hand_no": t.hand_no,
-                             "matches": server.storage.matches_in_room(code)})
+                             "matches": server.storage.matches_in_room(t.code)})
+
+    async def preset_rules(request: Request) -> Response:
+        """A preset's rules page (options, 胡息 table, 名堂 list: rulesdoc.py)."""
+        name = request.path_params["name"]
+        if name not in PRESETS:
+            return error(404, f"no preset {name[:40]!r}; known: {', '.join(sorted(PRESETS))}")
+        return JSONResponse(rules_doc(Ruleset.preset(name)))
+
+    async def room_rules(request: Request) -> Response:
+        """The rules a room plays, stakes included (its code is what it takes)."""
+        runtime = server.find_room(request.path_params["code"])
+        if runtime is None:
+            return error(404, "room not found")
+        return JSONResponse(rules_doc(runtime.table.config.ruleset))
 
     def readable_game(request: Request) -> tuple[str, StoredGame, bool] | JSONResponse:
         """The game a request names if the requester may read it (its players always;
@@ -195,6 +234,10 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         if not page.exists():  # a source checkout without `npm run build`
             return error(404, "the browser game is not built: cd frontend && npm run build")
         return HTMLResponse(page.read_text(encoding="utf-8"))
+
+    async def favicon(request: Request) -> Response:
+        return Response(FAVICON, media_type="image/svg+xml",
+                        headers={"cache-control": "max-age=86400"})
 
     async def cards(request: Request) -> Response:
         return JSONResponse(CARDS)
@@ -263,6 +306,9 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms/quick", quick_room, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),
+        Route("/api/rooms/{code}/rules", room_rules),
+        Route("/api/rules/{name}", preset_rules),
+        Route("/favicon.ico", favicon),
         Route("/api/games/{game_id}", game),
         Route("/api/games/{game_id}/steps", game_steps),
         Route("/api/cards", cards),

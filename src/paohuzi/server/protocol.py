@@ -168,6 +168,8 @@ async def handle(runtime: Runtime, client: Client, msg: Message) -> None:
         snapshot, client.resync = client.resync, None
         await runtime.send_state(client, snapshot=snapshot)
     await client.send_now(reply)
+    if isinstance(msg, Sit):
+        await runtime.announce_presence()  # a spectator took a seat
 
 
 async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, Any]:
@@ -213,7 +215,7 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
     if not server.allow("connections_per_address", address_of(ws)):
         await refuse("too many connections from your address: slow down", 1008)
         return
-    runtime = server.runtimes.get(code)
+    runtime = server.find_room(code)
     rec = server.storage.player_by_token(token) if token else None
     if runtime is None or rec is None:
         await refuse("unknown room" if runtime is None else "unknown token",
@@ -229,11 +231,13 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
     t = runtime.table
     client = Client(ws, rec, t.seat_of_player(rec.id))
     runtime.connect(client)
-    await client.send_now({"type": "welcome", "player": player_json(rec), "room": code,
+    await client.send_now({"type": "welcome", "player": player_json(rec), "room": t.code,
                            "seat": client.seat, "cards": CARDS,
                            "last_seq": t.seats[client.seat].last_seq
                            if client.seat is not None else 0})
     await runtime.send_state(client, snapshot=True)
+    await client.send_now({"type": "presence", "connected": runtime.connected_seats()})
+    await runtime.announce_presence()
     async with runtime.lock:
         runtime.schedule()  # a room deals only while one of its people is connected
     try:
@@ -242,6 +246,7 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
         pass
     finally:
         runtime.disconnect(client)
+        await runtime.announce_presence()
 
 
 async def _receive(runtime: Runtime, client: Client) -> None:

@@ -64,6 +64,8 @@ class Runtime:
         self.settle_failures = 0
         self.settle_retry: asyncio.TimerHandle | None = None
         self.committed_at = 0.0  # when the next hand's commitment was published
+        self.next_at: float | None = None  # when the next hand is dealt anyway (monotonic)
+        self.presence_sent: list[int] = []  # the connected seats last announced
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
         self.delivery = Delivery(table.config.claim_window)
@@ -299,6 +301,7 @@ class Runtime:
         client.last_hash = body["hash"]
         client.events_sent = start + len(body["events"])
         body["deadline"] = self.deadline_for(client.seat)
+        body["next_deadline"] = self.next_deadline()
         client.sent += 1
         await client.send_now({"type": "state", "n": client.sent, **body})
 
@@ -312,6 +315,15 @@ class Runtime:
         if seat not in self.pending_humans():
             return None
         return max(0.0, self.deadlines[seat][1] - time.monotonic())
+
+    def next_deadline(self) -> float | None:
+        """Seconds until the next hand is dealt even if not everyone pressed "next"
+        (between hands only; shown as the settlement's countdown)."""
+        t = self.table
+        if self.next_at is None or t.hand is None or not t.hand.ended or \
+                self.next_task is None or self.next_task.done():
+            return None
+        return max(0.0, self.next_at - time.monotonic())
 
     # ---- scheduling: computers, timers, the next hand ------------------------------
 
@@ -484,6 +496,7 @@ class Runtime:
         if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
                 self.next_task is None or self.next_task.done()):
             delay = 0.0 if t.hand is None else t.config.next_delay
+            self.next_at = time.monotonic() + delay
             self.next_task = self._spawn(self._next_hand(t.hand_no, delay))
 
     async def _next_hand(self, hand_no: int, delay: float) -> None:
@@ -521,6 +534,20 @@ class Runtime:
         if client.seat is not None and not any(c.seat == client.seat for c in self.clients):
             self.disconnected_at[client.seat] = time.monotonic()
         self.changed.set()
+
+    def connected_seats(self) -> list[int]:
+        """The match seats with at least one connection (who is at the table)."""
+        return sorted({c.seat for c in self.clients if c.seat is not None})
+
+    async def announce_presence(self) -> None:
+        """Tell every connection who is connected, when that changed (a ``presence``
+        message: docs/protocol.md); a connection's first one comes with its welcome."""
+        seats = self.connected_seats()
+        if seats == self.presence_sent:
+            return
+        self.presence_sent = seats
+        message = {"type": "presence", "connected": seats}
+        await asyncio.gather(*(c.send_now(message) for c in list(self.clients)))
 
     async def _publish_commitment(self, hand_no: int) -> None:
         """The server's secret for the next hand, committed and published before any

@@ -7,6 +7,7 @@ import asyncio
 import logging
 import secrets
 import time
+import unicodedata
 from typing import Any
 
 from paohuzi.core.settlement import beans_of
@@ -17,12 +18,41 @@ from paohuzi.server.scheduler import FairPool
 from paohuzi.server.storage import PlayerUpdate, Storage
 from paohuzi.server.table import RoomConfig, Table, TableError
 
-__all__ = ["COMPUTER_THREADS", "Server"]
+__all__ = ["COMPUTER_THREADS", "ROOM_CODE_DIGITS", "Server", "new_room_code", "normal_room_code"]
 
 log = logging.getLogger("paohuzi.server")
 
 COMPUTER_THREADS = 2
 """Threads that run the computer moves of every room (shared fairly: FairPool)."""
+
+ROOM_CODE_DIGITS = 6
+"""A room's code: 6 decimal digits, easy to read out and type on a phone."""
+ROOM_CODE_TRIES = 50
+"""Codes drawn before giving up (the first free one is taken)."""
+
+
+def new_room_code() -> str:
+    """A random room code of :data:`ROOM_CODE_DIGITS` digits (no leading zero).
+
+    >>> code = new_room_code()
+    >>> len(code), code.isdigit(), code[0] != "0"
+    (6, True, True)
+    """
+    low = 10 ** (ROOM_CODE_DIGITS - 1)
+    return str(low + secrets.randbelow(9 * low))
+
+
+def normal_room_code(text: str) -> str:
+    """A room code as typed (spaces, dashes, full-width digits, any case) made the
+    stored form; codes of older servers (letters) keep their letters.
+
+    >>> normal_room_code(" 123 456 ")
+    '123456'
+    >>> normal_room_code("１２３-４５６")
+    '123456'
+    """
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch not in " -\t")
+
 
 class Server:
     """The game server: storage, live tables, ratings."""
@@ -98,11 +128,30 @@ class Server:
 
     def create_room(self, options: dict[str, Any]) -> Table:
         config = RoomConfig.from_json(options)
-        code = secrets.token_urlsafe(6)
-        self.storage.create_room(code, config.to_json())
+        code = self._store_new_room(config)
         table = Table(code, config)
         self.runtimes[code] = Runtime(self, table)
         return table
+
+    def _store_new_room(self, config: RoomConfig) -> str:
+        """Store a room under a fresh code (:func:`new_room_code`); a code an ended room
+        kept in storage is refused there, and another one is drawn."""
+        for _ in range(ROOM_CODE_TRIES - 1):
+            code = new_room_code()
+            if code in self.runtimes:
+                continue
+            try:
+                self.storage.create_room(code, config.to_json())
+            except Exception:  # the storage's unique-key error (SQLite or another backend)
+                continue
+            return code
+        code = new_room_code()
+        self.storage.create_room(code, config.to_json())  # lets the storage's error out
+        return code
+
+    def find_room(self, code: str) -> Runtime | None:
+        """The open room a code names, as a person types it (:func:`normal_room_code`)."""
+        return self.runtimes.get(code) or self.runtimes.get(normal_room_code(code))
 
     def rate(self, table: Table, summary: Any) -> list[PlayerUpdate]:
         """Player totals and OpenSkill ratings after a hand (written by the settlement) —

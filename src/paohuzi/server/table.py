@@ -46,6 +46,7 @@ from paohuzi.server.fairness import (
     new_secret,
     parse_value,
 )
+from paohuzi.server.names import computer_name
 from paohuzi.server.seats import match_view
 
 __all__ = ["HANDS", "STAKES", "TIMINGS", "RoomConfig", "Table", "TableError", "commitment"]
@@ -525,7 +526,7 @@ class Table:
             "code": self.code,
             "hand_no": self.hand_no,
             "seats": [{"kind": s.kind, "nickname": s.nickname if s.kind == "human"
-                       else f"电脑 ({s.kind})", "tuoguan": s.tuoguan,
+                       else computer_name(i, s.kind), "tuoguan": s.tuoguan,
                        "points": self.match.points[i], "beans": self.match.beans[i]}
                       for i, s in enumerate(self.seats)],
             "dealer": self.match.dealer if self.hand_no else None,  # drawn with hand 1

@@ -1,0 +1,107 @@
+// The settlement window: every seat's groups and hand face up, the winning card marked,
+// 胡息 → 底 (自摸) → each 名堂 with its 番 (海底/天胡) → points → beans, the 醒家's row.
+// Every number is the server's (the result it sends); nothing is computed here.
+
+import type { Json } from "./api";
+import { card, el, group, split } from "./cards";
+import { t, type Key } from "./i18n";
+
+/** The word a scheme uses for 底 (qq 底, changde 等, hunan 囤). */
+const DI_WORD: Record<string, string> = { qq: "底", changde: "等", hunan: "囤" };
+
+export function settlementPanel(s: Json, seatName: (seat: number) => string, next: HTMLElement): HTMLElement {
+  const view = s.view;
+  const result = view.result;
+  const rules = s.table.rules;
+  const body = el("div", { class: "panel settlement" }, el("h2", {}, t("settlement")));
+  body.append(el("p", { class: "reason" }, reasonText(result, seatName)));
+  if (result.card) {
+    body.append(el("p", { class: "win-card-line" }, `${t("winCard")} `, card(result.card, "mini winning win-card")));
+  }
+  body.append(seatsTable(s, seatName));
+  if (result.winner !== undefined && result.huxi !== undefined) body.append(breakdown(result, rules));
+  body.append(el("p", { class: "next-countdown", role: "timer" }, ""), next);
+  return el("div", { class: "modal settlement-modal", role: "dialog", "aria-modal": "true", "aria-label": t("settlement") }, body);
+}
+
+function reasonText(result: Json, seatName: (seat: number) => string): string {
+  if (result.reason === "huangzhuang") return t("huangzhuang");
+  if (result.reason === "escape") return `${seatName(result.leaver)} ${t("escape")} · ${t("penalty")} ${-result.points[result.leaver]}`;
+  const flags = (["zimo", "haidi", "tianhu"] as Key[]).filter((k) => result[k]).map((k) => t(k));
+  return [`${t("winner")}: ${seatName(result.winner)}`, ...flags].join(" · ");
+}
+
+/** One row per seat: name, groups (the winner's as he won, the others' as they lie, all
+ * face up) and hand, points, beans. */
+function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
+  const view = s.view;
+  const result = view.result;
+  const table = el(
+    "table",
+    { class: "points" },
+    el("tr", {}, el("th", {}, t("seat")), el("th", {}, t("groupsAndHand")), el("th", {}, t("points")), el("th", {}, t("beans"))),
+  );
+  view.seats.forEach((seatInfo: Json | null, i: number) => {
+    if (!seatInfo) return;
+    const cards = el("td", { class: "cards" });
+    const winner = i === result.winner && result.groups;
+    const groups: Json[] = winner ? result.groups : seatInfo.melds;
+    cards.append(...groups.map((g) => group(g, true, winner ? result.card ?? null : null)));
+    const hand = winner ? result.leftover ?? "" : view.revealed_hands?.[i] ?? "";
+    if (hand) cards.append(el("span", { class: "revealed" }, ...split(hand).map((c) => card(c, "mini"))));
+    table.append(
+      el(
+        "tr",
+        { class: i === result.winner ? "winner" : "", "data-seat": String(i) },
+        el("td", { class: "who" }, seatName(i)),
+        cards,
+        el("td", { class: "pts" }, String(result.points[i])),
+        el("td", { class: "beans" }, String(result.beans[i])),
+      ),
+    );
+  });
+  if (s.table.xingjia !== null && s.table.xingjia !== undefined) {
+    const x = s.table.xingjia;
+    const points = result.xingjia_points ?? 0;
+    table.append(
+      el(
+        "tr",
+        { class: "xingjia", "data-seat": String(x) },
+        el("td", { class: "who" }, `${seatName(x)} · ${t("xingjia")}`),
+        el("td", {}, ""),
+        el("td", { class: "pts" }, String(points)),
+        el("td", { class: "beans" }, String(points * (s.table.rules.multiplier ?? 1))),
+      ),
+    );
+  }
+  return table;
+}
+
+/** 胡息 → 底 → 名堂 (番) → points → beans, as the server computed them. */
+function breakdown(result: Json, rules: Json): HTMLElement {
+  const di = DI_WORD[rules.settlement] ?? t("di");
+  const mingtang: Json[] = result.mingtang ?? [];
+  const list = el("ul", { class: "mingtang" });
+  if (!mingtang.length) list.append(el("li", {}, `${t("pinghu")} 1${t("fan")}`));
+  for (const m of mingtang) list.append(el("li", { class: "mingtang-row" }, el("b", {}, m.name), ` ${m.fan}${t("fan")}`));
+  if (result.haidi) list.append(el("li", {}, t("haidi")));
+  const winnerPoints = result.points[result.winner];
+  return el(
+    "div",
+    { class: "breakdown" },
+    el(
+      "p",
+      { class: "totals" },
+      el("span", { class: "total-huxi" }, `${t("huxi")} ${result.huxi}`),
+      " → ",
+      el("span", { class: "total-di" }, `${di} ${result.di}${result.zimo ? ` (${t("zimo")})` : ""}`),
+      " → ",
+      el("span", { class: "total-fan" }, `${t("fan")} ${result.fan}`),
+      " → ",
+      el("span", { class: "total-points" }, `${t("points")} ${winnerPoints > 0 ? "+" : ""}${winnerPoints}`),
+      " → ",
+      el("span", { class: "total-beans" }, `${t("beans")} ${result.beans[result.winner]}`),
+    ),
+    list,
+  );
+}
