@@ -125,6 +125,27 @@ def test_join_and_free_entries_change_a_seat_between_hands_only():
             table.verify_seat_change()
 
 
+def test_a_seat_changing_hands_after_a_hand_ends_the_match():
+    table = Table("hall3", RoomConfig.from_json({"seats": ["human", "normal", "normal"]}))
+    table.apply({"k": "sit", "seat": 0, "player": 7, "nickname": "甲"})
+    table.apply(table.new_commit_entry())
+    table.apply(table.new_start_entry())
+    rng = random.Random(2)
+    while not table.hand.ended:
+        hand_seat = table.hand.pending_seats()[0]
+        legal = table.hand.legal_actions(hand_seat)
+        table.apply({"k": "act", "seat": table.match_seat(hand_seat),
+                     "action": rng.choice(legal).text, "player": None})
+    with pytest.raises(TableError, match="between hands"):
+        table.verify_seat_change()  # not settled yet
+    table.apply({"k": "settled", "hand": 1})
+    table.verify_seat_change()
+    assert not table.match.over and table.match_summary() is None
+    table.apply({"k": "join", "seat": 1, "player": 8, "nickname": "乙"})
+    summary = table.match_summary()
+    assert table.match.over and summary["reason"] == "seat" and summary["hands"] == 1
+
+
 def test_a_seat_idle_through_several_hands_is_freed():
     table = Table("hall2", RoomConfig.from_json({"seats": ["human", "human", "normal"]}))
     seating = Seating(idle_hands=3)

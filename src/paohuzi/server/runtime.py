@@ -587,6 +587,11 @@ class Runtime:
         entries = self.seating.entries(t, t.hall["computer"])
         for entry in entries:
             t.verify_seat_change()
+            assert t.match is not None
+            if t.match.history and not t.match.over:
+                # the match ends first, its 大结算 stored with the seats as they were
+                self.commit({"k": "leave", "seat": entry["seat"]})
+                self.record_match()
             self.commit(entry)
             seat = entry["seat"]
             for client in self.clients:
