@@ -3,6 +3,7 @@
 
 import { randomValue, TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
+import { mountChat } from "./chat";
 import { t, type Key } from "./i18n";
 
 const EVENT_WORD: Record<string, string> = {
@@ -64,9 +65,11 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   let tick = 0;
   const valueSent = new Set<number>(); // hands this page sent a shuffle value for
 
+  const chat = mountChat((body) => socket.send(body)); // quick chat, presence (chat.ts)
   const socket = new TableSocket(
     code,
     (msg) => {
+      if (chat.onMessage(msg)) return;
       if (msg.type === "state") {
         const hand = msg.table.hand_no;
         if (hand !== socket.hand || msg.events_from === 0) ui.events = [];
@@ -372,6 +375,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
           if (seat.kind === "human" && !seat.nickname) root.append(button(`${t("sit")} ${i}`, () => socket.send({ type: "sit", seat: i }), `sit-${i}`));
         });
       }
+      chat.decorate(root, s);
       return;
     }
     const view = s.view;
@@ -412,6 +416,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     const settle = settlement();
     if (settle) root.append(settle);
     updateClock();
+    chat.decorate(root, s);
   }
 
   function describe(e: Json, s: Json): string {
@@ -424,6 +429,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   render();
   return () => {
     clearInterval(tick);
+    chat.close();
     socket.close();
   };
 }
