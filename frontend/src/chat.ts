@@ -144,7 +144,7 @@ export function mountChat(send: (body: object) => void): TableChat {
       const human = state.table?.seats?.[seat]?.kind === "human";
       if (human && seat !== you) {
         const isMuted = muted.has(nameOf(seat));
-        const m = el("button", { class: `hall-deco btn-mute${isMuted ? " muted" : ""}`, "data-name": `mute-${seat}`, title: say(isMuted ? WORDS.unmute : WORDS.mute) }, isMuted ? "🔇" : "🔈");
+        const m = el("button", { class: `hall-deco btn-mute${isMuted ? " muted" : ""}`, "data-name": `mute-${seat}`, title: nameOf(seat) }, say(isMuted ? WORDS.unmute : WORDS.mute));
         m.addEventListener("click", () => toggleMute(seat));
         header.append(m);
       }
