@@ -1,6 +1,6 @@
 """The hall in a real browser (issue 16): three people press 快速开始 in one 场次, are
 seated together, see each other's presence, say a quick phrase that the other two see
-beside that seat, and play one hand to the settlement.
+beside that seat (unless one has muted him), and play one hand to the settlement.
 
 All three browsers come from 127.0.0.1: this server lets one address fill a table
 (``distinct_addresses=False``); the one-address rule is tested in
@@ -60,6 +60,16 @@ def test_three_people_quick_match_chat_and_play_a_hand(srv):
                                                 timeout=10_000)
                 assert "大家好" in bubble.inner_text()
             shot(pages[1], "hall-chat")
+            # the third mutes the first (remembered after a reload): he no longer sees him
+            seat = pages[0].get_attribute(".seat.bottom", "data-seat")
+            pages[2].click(f"[data-name=mute-{seat}]")
+            pages[2].reload()
+            pages[2].wait_for_selector(f"[data-name=mute-{seat}].muted", timeout=10_000)
+            pages[0].click("[data-name=chat]")
+            pages[0].click(".quickchat-list [data-chat=nice]")
+            pages[1].wait_for_selector(".seat .chat-bubble[data-chat=nice]", timeout=10_000)
+            pages[2].wait_for_timeout(500)
+            assert pages[2].query_selector(".chat-bubble[data-chat=nice]") is None
 
             play_until_settlement(pages)
             for page in pages:
