@@ -27,6 +27,8 @@ from paohuzi.server.matchmaking import (  # noqa: E402
 )
 from paohuzi.server.presence import Seating  # noqa: E402
 from paohuzi.server.quickchat import EMOTES, PHRASES, ChatRefused, phrase  # noqa: E402
+from paohuzi.server.server import Server  # noqa: E402
+from paohuzi.server.storage import SQLiteStorage  # noqa: E402
 from paohuzi.server.table import RoomConfig, Table, TableError  # noqa: E402
 
 WAIT = 3.0
@@ -155,6 +157,25 @@ def test_a_seat_idle_through_several_hands_is_freed():
     table.apply({"k": "sit", "seat": 0, "player": 1, "nickname": "甲"})
     seating.note_hand({0: True, 1: False})  # seat 1 played again: its count starts over
     assert seating.entries(table, "easy") == [{"k": "free", "seat": 0, "kind": "easy"}]
+
+
+def test_hall_rooms_are_known_again_after_a_restart(tmp_path):
+    db = str(tmp_path / "restart.db")
+    server = Server(SQLiteStorage(db), match=MatchSettings(wait=0.0))
+    rec, _ = server.storage.create_player("甲", beans=2000)
+    server.matchmaker.join(rec, "10.0.0.1", "xinshou", "qq", now=0.0)
+    assert asyncio.run(server.matchmaker.tick(now=1.0)) == 1
+    code = server.matchmaker.seated[rec.id].code
+    server.pool.close()
+    server.storage.close()
+    again = Server(SQLiteStorage(db))
+    again.restore()
+    again.matchmaker.adopt()
+    assert again.matchmaker.rooms == {code: ("xinshou", "qq")}
+    assert again.runtimes[code].table.seat_of_player(rec.id) == 0
+    assert [s.kind for s in again.runtimes[code].table.seats] == ["human", "normal", "normal"]
+    again.pool.close()
+    again.storage.close()
 
 
 # ---- quick chat ----------------------------------------------------------------------
