@@ -15,6 +15,7 @@ import uvicorn
 
 from paohuzi.server.app import create_app
 from paohuzi.server.limits import Limits
+from paohuzi.server.matchmaking import MatchSettings
 from paohuzi.server.transport import uvicorn_config
 
 FAST_WINDOW = 0.05
@@ -28,9 +29,10 @@ def free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, database: str, limits: Limits | None = None) -> None:
+    def __init__(self, database: str, limits: Limits | None = None,
+                 match: MatchSettings | None = None) -> None:
         self.port = free_port()
-        self.app = create_app(database=database, limits=limits)
+        self.app = create_app(database=database, limits=limits, match=match)
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_base = f"ws://127.0.0.1:{self.port}"
         self._server = uvicorn.Server(uvicorn_config(self.app, "127.0.0.1", self.port, limits,
@@ -88,8 +90,9 @@ class LiveServer:
 
 
 @contextlib.contextmanager
-def live_server(database: str, limits: Limits | None = None) -> Iterator[LiveServer]:
-    server = LiveServer(database, limits)
+def live_server(database: str, limits: Limits | None = None,
+                match: MatchSettings | None = None) -> Iterator[LiveServer]:
+    server = LiveServer(database, limits, match)
     server.start()
     try:
         yield server

@@ -126,7 +126,7 @@ export class TableSocket {
 
   open(): void {
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const url = `${proto}://${location.host}/ws/${encodeURIComponent(this.code)}?token=${encodeURIComponent(token() || "")}`;
+    const url = `${proto}://${location.host}/ws/${encodeURIComponent(this.code)}?token=${encodeURIComponent(token() || "")}&presence=1`;
     const ws = new WebSocket(url);
     this.ws = ws;
     ws.onopen = () => {

@@ -2,6 +2,7 @@
 // and the leaderboard. Every preset, rule option, room option, 场次 and computer player
 // comes from GET /api/presets (docs/protocol.md): nothing about the rules is written here.
 
+import "./hall.css";
 import { createRoom, me, register, SETTLEMENT_WAIT, token, type Json } from "./api";
 import { el } from "./cards";
 import { currentLang, t } from "./i18n";
@@ -32,11 +33,11 @@ interface Catalog {
 
 const say = (label: Label): string => label[currentLang()];
 
-async function getJson(path: string, body?: object): Promise<Json> {
+async function getJson(path: string, body?: object, method?: string): Promise<Json> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   const tok = token();
   if (tok) headers.authorization = `Bearer ${tok}`;
-  const reply = await fetch(path, { method: body ? "POST" : "GET", headers, body: body ? JSON.stringify(body) : undefined });
+  const reply = await fetch(path, { method: method ?? (body ? "POST" : "GET"), headers, body: body ? JSON.stringify(body) : undefined });
   const data = await reply.json();
   if (!reply.ok) throw new Error(data.error || reply.statusText);
   return data;
@@ -137,6 +138,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
     profile.append(relief);
   }
   root.append(profile);
+  mountHall(root, cat, fail);
 
   // ---- play the computer: any preset (the 醒家 where it applies), any 场次 and 局数
   const quickPreset = presetSelect(cat, "quick-preset");
@@ -276,4 +278,95 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
   by.addEventListener("change", showBoard);
   root.append(el("section", { class: "card-panel" }, el("h3", {}, t("hallLeaderboard")), by, board));
   await showBoard();
+}
+
+// ---- the hall (issue 16): each 场次 with its stake, entry minimum, people online and
+// tables playing, and 快速开始: queue, wait (computers fill after the server's wait),
+// then the table. GET /api/hall, POST/GET/DELETE /api/match (docs/protocol.md).
+
+const HALL = {
+  hall: { zh: "大厅", en: "Hall" },
+  quickMatch: { zh: "快速开始", en: "Quick match" },
+  online: { zh: "在线", en: "online" },
+  tables: { zh: "桌在玩", en: "tables playing" },
+  entry: { zh: "入场", en: "entry" },
+  noEntry: { zh: "不限", en: "open to all" },
+  waiting: { zh: "正在匹配", en: "Finding players" },
+  cancel: { zh: "取消", en: "Cancel" },
+  computers: { zh: "秒后电脑补位", en: "s until computers fill" },
+};
+
+function mountHall(root: HTMLElement, cat: Catalog, fail: (e: unknown) => void): void {
+  const lobbyHash = location.hash;
+  const stillHere = () => location.hash === lobbyHash && document.body.contains(section);
+  const preset = presetSelect(cat, "match-preset");
+  const grid = el("div", { class: "hall" });
+  const status = el("div", { class: "match-status", "data-name": "match-status" });
+  const section = el("section", { class: "card-panel hall-panel" }, el("h3", {}, say(HALL.hall)), el("label", {}, t("preset"), preset), grid, status);
+  root.append(section);
+  let polling = 0;
+
+  const draw = async () => {
+    const hall = await getJson("/api/hall");
+    grid.replaceChildren(
+      ...hall.changci.map((c: Json) => {
+        const go = el("button", { class: "btn btn-match", "data-name": `match-${c.key}` }, say(HALL.quickMatch));
+        go.addEventListener("click", () => void join(c.key));
+        return el(
+          "div",
+          { class: "changci", "data-changci": c.key },
+          el("h4", {}, currentLang() === "zh" ? c.title : c.english),
+          el("div", { class: "stake" }, `${t("multiplier")} ×${c.multiplier} · ${say(HALL.entry)} ${c.entry ? `≥${c.entry}` : say(HALL.noEntry)}`),
+          el("div", { class: "stats" }, el("b", { class: "online" }, String(c.online)), ` ${say(HALL.online)} · `, el("b", { class: "tables" }, String(c.tables)), ` ${say(HALL.tables)}`),
+          go,
+        );
+      }),
+    );
+  };
+
+  const poll = async () => {
+    if (!stillHere()) return;
+    try {
+      const s = await getJson("/api/match");
+      if (s.status === "seated") {
+        location.hash = `#/room/${s.code}`;
+        return;
+      }
+      if (s.status === "waiting") {
+        const left = Math.max(0, Math.ceil(s.wait - s.waited));
+        const cancel = el("button", { class: "btn btn-cancel", "data-name": "match-cancel" }, say(HALL.cancel));
+        cancel.addEventListener("click", async () => {
+          await getJson("/api/match", undefined, "DELETE").catch(fail);
+          clearTimeout(polling);
+          status.replaceChildren();
+        });
+        status.replaceChildren(el("span", { class: "waiting" }, `${say(HALL.waiting)}… ${s.waiting} · ${left}${say(HALL.computers)}`), cancel);
+        polling = window.setTimeout(() => void poll(), 700);
+      }
+    } catch (e) {
+      fail(e);
+    }
+  };
+
+  const join = async (changci: string) => {
+    try {
+      await getJson("/api/match", { changci, preset: preset.value });
+      clearTimeout(polling);
+      await poll();
+    } catch (e) {
+      fail(e);
+    }
+  };
+
+  const refresh = async () => {
+    if (!stillHere()) return;
+    await draw().catch(fail);
+    window.setTimeout(() => void refresh(), 5000);
+  };
+  void refresh();
+  void getJson("/api/match")
+    .then(async (s) => {
+      if (s.status === "waiting") await poll(); // queued before this page: go on waiting
+    })
+    .catch(() => undefined);
 }

@@ -4,6 +4,7 @@
 
 import { randomValue, TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
+import { mountChat } from "./chat";
 import { t, tf, type Key } from "./i18n";
 import { settlementPanel } from "./settle";
 import { muted, play, toggleMute } from "./sound";
@@ -91,9 +92,11 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   const valueSent = new Set<number>(); // hands this page sent a shuffle value for
   document.body.classList.add("at-table");
 
+  const chat = mountChat((body) => socket.send(body)); // quick chat, presence (chat.ts)
   const socket = new TableSocket(
     code,
     (msg) => {
+      if (chat.onMessage(msg)) return;
       if (msg.type === "state") onState(msg);
       else if (msg.type === "presence") {
         ui.online = msg.connected;
@@ -510,6 +513,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       page.append(waitingRoom());
       const d = leaveDialog();
       if (d) page.append(d);
+      chat.decorate(root, s);
       return;
     }
     const view = s.view;
@@ -543,6 +547,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     const ticker = root.querySelector(".ticker");
     if (ticker) ticker.scrollTop = ticker.scrollHeight;
     updateClock();
+    chat.decorate(root, s);
   }
 
   function settlement(): HTMLElement | null {
@@ -573,6 +578,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     clearInterval(tick);
     clearTimeout(flashTimer);
     document.body.classList.remove("at-table");
+    chat.close();
     socket.close();
   };
 }

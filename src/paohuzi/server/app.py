@@ -21,10 +21,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from paohuzi.core.rules import PRESETS, Ruleset
-from paohuzi.server import hall
+from paohuzi.server import hall, quickchat
 from paohuzi.server.economy import STARTING_BEANS, EconomyError, EntryRefused, check_entry
 from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_body
 from paohuzi.server.limits import Limits
+from paohuzi.server.matchmaking import AlreadyQueued, MatchSettings, QueueError
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
 from paohuzi.server.rulesdoc import rules_doc
 from paohuzi.server.server import Server, log
@@ -88,17 +89,17 @@ def _creator_sits(data: Any, quick: bool) -> bool:
 
 
 def create_app(storage: Storage | None = None, database: str | Path | None = None,
-               limits: Limits | None = None) -> Starlette:
+               limits: Limits | None = None, match: MatchSettings | None = None) -> Starlette:
     """The ASGI app (``storage`` given, or SQLite at ``database``, closed on shutdown);
     ``limits`` bounds request bodies, rates, spectators and idle rooms (:class:`Limits`
-    by default).
+    by default); ``match``: how quick match seats people (:class:`MatchSettings`).
 
     Raises :class:`~paohuzi.server.dblock.DatabaseInUseError` when another server
     uses that database."""
     owned = storage is None
     if storage is None:
         storage = SQLiteStorage(database or ":memory:")
-    server = Server(storage, limits)
+    server = Server(storage, limits, match)
     bounds = server.limits
 
     def player_of(request: Request) -> PlayerRecord | None:
@@ -273,6 +274,40 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return error(409, str(exc))
         return JSONResponse({"beans": beans, "relief": beans - max(0, rec.beans)})
 
+    async def hall_info(request: Request) -> Response:
+        """The hall: each 场次 with people online and tables playing, the quick chat."""
+        return JSONResponse({"changci": server.matchmaker.hall(),
+                             "wait": server.matchmaker.settings.wait,
+                             "chat": quickchat.catalog()})
+
+    async def quick_match(request: Request) -> Response:
+        """Quick match: POST joins a queue, GET tells where one stands, DELETE leaves."""
+        try:
+            rec = authed(request)
+        except PermissionError as exc:
+            return error(401, str(exc))
+        mm = server.matchmaker
+        if request.method == "GET":
+            return JSONResponse(mm.status(rec.id))
+        if request.method == "DELETE":
+            return JSONResponse({"left": mm.leave(rec.id), **mm.status(rec.id)})
+        if not server.allow("rooms_per_account", str(rec.id)):
+            return too_many("quick-match requests by your account")
+        try:
+            data = await _json_body(request, bounds)
+            unknown = sorted(set(data) - {"changci", "preset"})
+            if unknown:
+                raise BadInput(f"unknown quick-match field(s): {', '.join(unknown)}; "
+                               "known: changci, preset")
+            return JSONResponse(mm.join(rec, address_of(request), data.get("changci"),
+                                        data.get("preset", "qq")))
+        except BadInput as exc:
+            return error(exc.status, str(exc))
+        except EntryRefused as exc:
+            return error(403, str(exc))
+        except QueueError as exc:
+            return error(409 if isinstance(exc, AlreadyQueued) else 400, str(exc))
+
     async def debug_hash(request: Request) -> Response:
         runtime = server.runtimes.get(request.path_params["code"])
         if runtime is None:
@@ -290,9 +325,12 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             runtime.schedule()
         if restored:
             log.info("restored %d table(s)", restored)
+        server.matchmaker.adopt()
         sweeper = asyncio.create_task(server.sweep())
+        matcher = asyncio.create_task(server.matchmaker.run())
         yield
         sweeper.cancel()
+        matcher.cancel()
         for runtime in server.runtimes.values():
             runtime.stop()
         server.pool.close()
@@ -315,6 +353,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         Route("/api/presets", presets),
         Route("/api/leaderboard", leaderboard),
         Route("/api/relief", relief, methods=["POST"]),
+        Route("/api/hall", hall_info),
+        Route("/api/match", quick_match, methods=["GET", "POST", "DELETE"]),
         Mount("/assets", app=StaticFiles(directory=STATIC / "assets", check_dir=False),
               name="assets"),
         WebSocketRoute("/ws/{code}", websocket),

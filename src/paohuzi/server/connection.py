@@ -33,6 +33,7 @@ class Client:
     sent: int = 0  # state messages numbered per connection
     last_hash: str = ""
     dropped: bool = False
+    presence: bool = False  # asked for the table's presence messages (issue 16)
     resync: bool | None = None  # a state to send after the lock: True a full snapshot
     sending: asyncio.Lock = field(default_factory=asyncio.Lock)  # messages leave in order
 

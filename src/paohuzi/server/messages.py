@@ -27,7 +27,7 @@ from paohuzi.game.actions import Action, ActionTextError
 from paohuzi.server.fairness import EntropyError, parse_value
 from paohuzi.server.table import TableError
 
-__all__ = ["MAX_SEQ", "Act", "Entropy", "Invalid", "Leave", "Message", "MessageError",
+__all__ = ["MAX_SEQ", "Act", "Chat", "Entropy", "Invalid", "Leave", "Message", "MessageError",
            "Next", "Ping", "Resync", "Sit", "Takeover", "parse_message", "seq_of"]
 
 MAX_SEQ = 2**53 - 1
@@ -95,6 +95,14 @@ class Resync:
 
 
 @dataclass(frozen=True, slots=True)
+class Chat:
+    """A quick phrase or emote, by its id (quickchat.py; never free text)."""
+
+    seq: int
+    chat_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     """Acknowledged, nothing else."""
 
@@ -110,7 +118,7 @@ class Invalid:
     reason: str
 
 
-Message = Act | Sit | Takeover | Next | Leave | Entropy | Resync | Ping | Invalid
+Message = Act | Sit | Takeover | Next | Leave | Entropy | Resync | Chat | Ping | Invalid
 
 
 def _int(value: object) -> TypeGuard[int]:
@@ -144,6 +152,13 @@ def _entropy(seq: int, msg: dict[str, Any]) -> Message:
         return Invalid(seq, "entropy", str(exc))
 
 
+def _chat(seq: int, msg: dict[str, Any]) -> Message:
+    chat_id = msg.get("id")
+    if not isinstance(chat_id, str):
+        return Invalid(seq, "chat", "'id' must be a quick phrase or emote id, e.g. 'hello'")
+    return Chat(seq, chat_id)
+
+
 def _resync(seq: int, msg: dict[str, Any]) -> Message:
     hand = msg.get("hand")
     events = msg.get("events", 0)
@@ -161,6 +176,7 @@ _PARSERS: dict[str, Callable[[int, dict[str, Any]], Message]] = {
     "leave": lambda seq, _: Leave(seq),
     "entropy": _entropy,
     "resync": _resync,
+    "chat": _chat,
     "ping": lambda seq, _: Ping(seq),
 }
 
@@ -180,7 +196,7 @@ def parse_message(raw: str) -> Message:
     parser = _PARSERS.get(kind) if isinstance(kind, str) else None
     if parser is None:
         return Invalid(seq, kind, f"unknown message type {kind!r}; expected act, sit, "
-                                  "takeover, next, leave, entropy, resync or ping")
+                                  "takeover, next, leave, entropy, resync, chat or ping")
     return parser(seq, msg)
 
 

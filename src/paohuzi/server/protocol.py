@@ -20,6 +20,7 @@ from paohuzi.server.connection import Client
 from paohuzi.server.levels import level_of
 from paohuzi.server.messages import (
     Act,
+    Chat,
     Entropy,
     Invalid,
     Leave,
@@ -33,6 +34,7 @@ from paohuzi.server.messages import (
     parse_message,
     seq_of,
 )
+from paohuzi.server.quickchat import phrase
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server
 from paohuzi.server.storage import PlayerRecord
@@ -140,12 +142,20 @@ async def _resync(runtime: Runtime, client: Client, msg: Resync) -> bool:
     return False  # the state is sent once the room's lock is released (handle)
 
 
+async def _chat(runtime: Runtime, client: Client, msg: Chat) -> bool:
+    seat = _seated(client)
+    said = phrase(msg.chat_id)  # ChatRefused: an unknown id
+    runtime.server.chat.check(client.player.id)  # ChatRefused: too many
+    runtime.say(seat, said["id"])
+    return False
+
+
 async def _ping(runtime: Runtime, client: Client, msg: Ping) -> bool:
     return False
 
 
 async def _invalid(runtime: Runtime, client: Client, msg: Invalid) -> bool:
-    if msg.kind in ("act", "takeover", "leave", "entropy"):
+    if msg.kind in ("act", "takeover", "leave", "entropy", "chat"):
         _seated(client)  # "you do not sit at this table" comes first
     raise TableError(msg.reason)
 
@@ -153,7 +163,7 @@ async def _invalid(runtime: Runtime, client: Client, msg: Invalid) -> bool:
 Handler = Callable[[Runtime, Client, Any], Awaitable[bool]]
 HANDLERS: dict[type, Handler] = {
     Act: _act, Sit: _sit, Takeover: _takeover, Next: _next, Leave: _leave,
-    Entropy: _entropy, Resync: _resync, Ping: _ping, Invalid: _invalid,
+    Entropy: _entropy, Resync: _resync, Chat: _chat, Ping: _ping, Invalid: _invalid,
 }
 """The handler of each message type."""
 
@@ -229,7 +239,8 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
         await refuse(refused, 1008)
         return
     t = runtime.table
-    client = Client(ws, rec, t.seat_of_player(rec.id))
+    client = Client(ws, rec, t.seat_of_player(rec.id),
+                    presence=ws.query_params.get("presence") == "1")
     runtime.connect(client)
     await client.send_now({"type": "welcome", "player": player_json(rec), "room": t.code,
                            "seat": client.seat, "cards": CARDS,
@@ -238,6 +249,8 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
     await runtime.send_state(client, snapshot=True)
     await client.send_now({"type": "presence", "connected": runtime.connected_seats()})
     await runtime.announce_presence()
+    if client.presence:
+        await client.send_now(runtime.presence())
     async with runtime.lock:
         runtime.schedule()  # a room deals only while one of its people is connected
     try:

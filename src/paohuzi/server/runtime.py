@@ -23,6 +23,7 @@ from paohuzi.server.connection import Client
 from paohuzi.server.delivery import Delivery, Frame
 from paohuzi.server.economy import check_entry
 from paohuzi.server.levels import level_of
+from paohuzi.server.presence import PRESENCE_ENTRIES, Seating, presence_json
 from paohuzi.server.table import Table, TableError
 
 if TYPE_CHECKING:
@@ -69,6 +70,8 @@ class Runtime:
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
         self.delivery = Delivery(table.config.claim_window)
+        self.seating = Seating()  # a hall room's seat changes between hands (issue 16)
+        self.presence_task: asyncio.Task[None] | None = None
         self.refresh_levels()  # a restored table's players (not in its log)
         self.delivery.current = self.frame(None, claim_point=False)
         self.caught_up = asyncio.Event()  # set while every frame has been released
@@ -88,6 +91,8 @@ class Runtime:
         self.note_activity()
         self.changed.set()
         self._capture(self.frame(None, claim_point=False))
+        if entry["k"] in PRESENCE_ENTRIES:
+            self.presence_changed()
 
     def act(self, seat: int, action: Action, *, player: int | None,
             seq: int | None = None) -> None:
@@ -180,6 +185,7 @@ class Runtime:
         try:
             self.refresh_levels()
             self.record_match()
+            self.note_idle()
         except Exception as exc:  # the hand is settled; what is shown must not fail it
             log.error("table %s: after the settlement (%s)", self.table.code,
                       type(exc).__name__)
@@ -492,6 +498,7 @@ class Runtime:
 
     def schedule_except_bots(self) -> None:
         t = self.table
+        self.change_seats()
         self._arm_timers()
         if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
                 self.next_task is None or self.next_task.done()):
@@ -521,12 +528,14 @@ class Runtime:
         if t.hand is None or t.hand.ended:
             self.next_votes.add(seat)
             self.changed.set()
+            self.presence_changed()
 
     def connect(self, client: Client) -> None:
         self.clients.add(client)
         if client.seat is not None:
             self.disconnected_at.pop(client.seat, None)
         self.changed.set()
+        self.presence_changed()
 
     def disconnect(self, client: Client) -> None:
         self.clients.discard(client)
@@ -534,6 +543,80 @@ class Runtime:
         if client.seat is not None and not any(c.seat == client.seat for c in self.clients):
             self.disconnected_at[client.seat] = time.monotonic()
         self.changed.set()
+        self.presence_changed()
+
+    # ---- the hall (issue 16): presence, quick chat, seats changing hands -----------------
+
+    def presence(self) -> dict[str, Any]:
+        """The ``presence`` message now (presence.py)."""
+        return presence_json(self.table, (c.seat for c in self.clients), self.next_votes)
+
+    def presence_changed(self) -> None:
+        """Send the presence to the connections that asked for it, once the current
+        change is done (one send for several changes)."""
+        if not _loop_running() or not any(c.presence for c in self.clients):
+            return
+        if self.presence_task is None or self.presence_task.done():
+            self.presence_task = self._spawn(self._send_presence())
+
+    async def _send_presence(self) -> None:
+        await asyncio.sleep(0)
+        message = self.presence()
+        await asyncio.gather(*(c.send_now(message) for c in list(self.clients)
+                               if c.presence))
+
+    def say(self, seat: int, chat_id: str) -> None:
+        """A quick phrase or emote of ``seat`` to everyone at the table (its id only)."""
+        message = {"type": "chat", "seat": seat, "id": chat_id}
+        self._spawn(_send_all(list(self.clients), message))
+
+    def reserve_seat(self, player: int, nickname: str) -> int | None:
+        """A computer seat of this hall room for ``player``, taken between hands (now if
+        the table is between hands); None if none is free."""
+        if self.table.hall is None:
+            return None
+        return self.seating.reserve(self.table, player, nickname)
+
+    def note_idle(self) -> None:
+        """After a settled hand of a hall room: count who ended it idle (托管, or not
+        connected)."""
+        t = self.table
+        summary = t.last_summary
+        if t.hall is None or summary is None or t.settled <= self.seating.counted:
+            return
+        self.seating.counted = t.settled
+        connected = {c.seat for c in self.clients}
+        seated = [*summary.players, *([summary.xingjia] if summary.xingjia is not None else [])]
+        self.seating.note_hand({seat: t.seats[seat].tuoguan or seat not in connected
+                                for seat in seated if t.seats[seat].kind == "human"})
+
+    def change_seats(self) -> None:
+        """Between hands, a hall room's reserved seats are taken and idle ones freed
+        (the caller holds the lock)."""
+        t = self.table
+        if t.hall is None or (t.hand is not None and not t.hand.ended) or \
+                t.needs_settlement():
+            return
+        entries = self.seating.entries(t, t.hall["computer"])
+        for entry in entries:
+            t.verify_seat_change()
+            assert t.match is not None
+            if t.match.history and not t.match.over:
+                # the match ends first, its 大结算 stored with the seats as they were
+                self.commit({"k": "leave", "seat": entry["seat"]})
+                self.record_match()
+            self.commit(entry)
+            seat = entry["seat"]
+            for client in self.clients:
+                if entry["k"] == "join" and client.player.id == entry["player"]:
+                    client.seat = seat
+                elif entry["k"] == "free" and client.seat == seat:
+                    client.seat = None
+            self.note_level(seat, entry.get("player"))
+            self.next_votes.discard(seat)
+        if entries:
+            self.record_match()
+            self._capture(self.frame(None, claim_point=False))  # with the levels
 
     def connected_seats(self) -> list[int]:
         """The match seats with at least one connection (who is at the table)."""
@@ -600,6 +683,10 @@ async def wait_until(event: asyncio.Event, done: Callable[[], bool], timeout: fl
         except TimeoutError:
             return done()
     return True
+
+
+async def _send_all(clients: list[Client], message: dict[str, Any]) -> None:
+    await asyncio.gather(*(c.send_now(message) for c in clients))
 
 
 def _loop_running() -> bool:

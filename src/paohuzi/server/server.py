@@ -12,6 +12,8 @@ from typing import Any
 
 from paohuzi.core.settlement import beans_of
 from paohuzi.server.limits import Limits, RateLimiter
+from paohuzi.server.matchmaking import Matchmaker, MatchSettings
+from paohuzi.server.quickchat import ChatLimiter
 from paohuzi.server.replays import ReplayCache
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.scheduler import FairPool
@@ -57,12 +59,15 @@ def normal_room_code(text: str) -> str:
 class Server:
     """The game server: storage, live tables, ratings."""
 
-    def __init__(self, storage: Storage, limits: Limits | None = None) -> None:
+    def __init__(self, storage: Storage, limits: Limits | None = None,
+                 match: MatchSettings | None = None) -> None:
         self.storage = storage
         self.limits = limits or Limits()
         self.runtimes: dict[str, Runtime] = {}
         self.pool = FairPool(COMPUTER_THREADS)
         self.replays = ReplayCache()
+        self.matchmaker = Matchmaker(self, match)  # quick match (issue 16)
+        self.chat = ChatLimiter()  # quick chat, per player
         self.limiters: dict[str, RateLimiter | None] = {
             name: self.limits.limiter(name) for name in (
                 "players_per_address", "rooms_per_account", "rooms_per_address",

@@ -14,8 +14,10 @@ takes over a seat or gives it back), ``escape`` (a player left mid-hand, §7.4),
 ``leave`` (a seated player left between hands; like an escape it ends the match, §3.1:
 the next hand starts a new match whose first dealer comes from that hand's shuffle),
 ``settled`` (the finished hand's side effects — game record, player totals —
-are done, in the same transaction as this entry). No hand is dealt while the last
-one is unsettled.
+are done, in the same transaction as this entry), and in a quick-match room (issue 16)
+``hall`` (the room's 场次, preset and filling computer), ``join`` (a person takes a
+computer seat) and ``free`` (an idle person's seat goes back to a computer), the last
+two between hands only. No hand is dealt while the last one is unsettled.
 """
 
 from __future__ import annotations
@@ -213,9 +215,10 @@ class Table:
     last_hand: Hand | None = None
     hands_before: int = 0  # hands of the table's earlier matches (§3.1: a leaver ends one)
     match_no: int = 1  # the table's matches, this one included
-    match_end: str | None = None  # why the match is over: "hands" (局数 reached), "left"
+    match_end: str | None = None  # why the match is over: "hands" (局数), "left", "seat"
     match_beans: list[int | None] = field(default_factory=list)  # beans moved, per seat
     last_beans: list[int | None] = field(default_factory=list)  # ... in the last hand
+    hall: dict[str, str] | None = None  # a quick-match room: changci, preset, computer
     on_claim_point: Callable[[Hand], None] | None = field(default=None, compare=False,
                                                           repr=False)
     """Called with the hand at each of its claim points (see Hand.on_claim_point) while
@@ -370,6 +373,12 @@ class Table:
         elif kind == "leave":
             self.match.leave(entry["seat"])
             self.match_end = "left"
+        elif kind in ("join", "free"):  # a hall room's seat changes hands (N41)
+            self._change_seat(int(entry["seat"]), "human" if kind == "join" else
+                              str(entry["kind"]), entry.get("player"),
+                              str(entry.get("nickname", "")))
+        elif kind == "hall":
+            self.hall = {k: str(entry[k]) for k in ("changci", "preset", "computer")}
         elif kind == "settled":
             self.settled = int(entry["hand"])
             self._book_beans(entry.get("beans"))
@@ -379,6 +388,23 @@ class Table:
         if entry.get("seq") and isinstance(seat_no, int) and 0 <= seat_no < len(self.seats):
             self.seats[seat_no].last_seq = max(self.seats[seat_no].last_seq, int(entry["seq"]))
         self.version += 1
+
+    def _change_seat(self, seat: int, kind: str, player: int | None, nickname: str) -> None:
+        """A person takes a computer seat, or a computer an idle person's, between hands
+        (rules-notes N41): a match under way ends as when a player leaves (N18)."""
+        assert self.match is not None
+        s = self.seats[seat]
+        s.kind, s.player, s.nickname = kind, player, nickname
+        s.tuoguan, s.timeouts, s.last_seq, s.level = False, 0, 0, None
+        if self.match.history and not self.match.over:
+            self.match.over = True
+            self.match_end = "seat"
+
+    def verify_seat_change(self) -> None:
+        """Raise :class:`TableError` unless a seat may change hands now (between hands,
+        the last one settled)."""
+        if (self.hand is not None and not self.hand.ended) or self.needs_settlement():
+            raise TableError("a seat changes hands only between hands")
 
     def _start(self, entry: dict[str, Any]) -> None:
         assert self.match is not None

@@ -1,0 +1,409 @@
+"""Quick match (快速开始, issue 16): a queue per 场次 and preset; waiting people are
+seated together, computers fill the empty seats after a wait, and a hall room with
+computer seats keeps taking people between hands (rules-notes N40, N41).
+
+:class:`Queue` is the matching itself, pure and synchronous (no server, no clock of its
+own); :class:`Matchmaker` runs it for the server: rooms, seats, the HTTP answers.
+
+Matching, each tick, for each (场次, preset):
+
+1. the longest-waiting person first, his partners the waiting people nearest to him in
+   rating (OpenSkill ordinal), never two from one address (every hall room is a
+   standard-stakes room: ranked); a full table of people is seated at once;
+2. a person left over takes a computer seat of a hall room of his 场次 and preset that
+   has people in it (from the next hand);
+3. a person who has waited ``wait`` seconds is seated with whoever could join him, and
+   computers in the empty seats.
+
+>>> q = Queue(wait=10.0)
+>>> for pid, address in [(1, "a"), (2, "a"), (3, "b"), (4, "c")]:
+...     q.join(Ticket(pid, f"p{pid}", address, 0.0, "xinshou", "qq", since=float(pid)))
+>>> [[t.player for t in g.people] for g in q.match(5.0, {"qq": 3})]
+[[1, 3, 4]]
+>>> [[t.player for t in g.people] for g in q.match(12.0, {"qq": 3})]
+[[2]]
+>>> q.join(Ticket(5, "p5", "d", 0.0, "xinshou", "qq", since=13.0))
+>>> q.join(Ticket(5, "p5", "d", 0.0, "xinshou", "qq", since=14.0))
+Traceback (most recent call last):
+...
+paohuzi.server.matchmaking.AlreadyQueued: you are already in the quick-match queue \
+(新手场, qq): leave it first
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from paohuzi.core.errors import PaohuziError
+from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.players import PLAYER_NAMES
+from paohuzi.server.economy import CHANGCI, EconomyError, changci, check_entry
+
+if TYPE_CHECKING:
+    from paohuzi.server.server import Server
+    from paohuzi.server.storage import PlayerRecord
+
+__all__ = ["SCAN", "AlreadyQueued", "Group", "MatchSettings", "Matchmaker", "Placement",
+           "Queue", "QueueError", "Ticket"]
+
+log = logging.getLogger("paohuzi.server")
+
+SCAN = 64
+"""How many rating neighbours on each side of the longest-waiting person are looked at
+for his partners (bounds a tick's cost with thousands waiting)."""
+
+Key = tuple[str, str]
+"""A queue: (场次 key, preset name)."""
+
+
+class QueueError(PaohuziError):
+    """A quick-match request refused (its message names what was wrong)."""
+
+
+class AlreadyQueued(QueueError):
+    """The player is in the queue already."""
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """How the hall seats people: ``wait`` seconds before computers fill the empty
+    seats, a matching pass every ``tick`` seconds, the ``computer`` that fills them,
+    ``distinct_addresses`` (never two accounts from one address at one ranked table:
+    only a test of three browsers on one machine turns it off) and extra room
+    ``options`` (timings) of the rooms it makes."""
+
+    wait: float = 20.0
+    tick: float = 0.5
+    computer: str = "normal"
+    distinct_addresses: bool = True
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.computer not in PLAYER_NAMES:
+            raise ValueError(f"computer must be one of {', '.join(PLAYER_NAMES)}")
+        if not (self.wait >= 0 and self.tick > 0):
+            raise ValueError("wait must be >= 0 and tick > 0 seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """One person waiting: who, from where, his rating, which queue, since when."""
+
+    player: int
+    nickname: str
+    address: str
+    rating: float
+    changci: str
+    preset: str
+    since: float
+
+    @property
+    def key(self) -> Key:
+        return (self.changci, self.preset)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """People to seat together at a new room of ``seats`` seats (computers in the rest)."""
+
+    key: Key
+    people: tuple[Ticket, ...]
+    seats: int
+
+
+@dataclass(frozen=True, slots=True)
+class OpenRoom:
+    """A hall room that takes people: its code, free computer seats, people's addresses."""
+
+    code: str
+    key: Key
+    free: int
+    addresses: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A person placed at a computer seat of an existing hall room."""
+
+    ticket: Ticket
+    code: str
+
+
+class Queue:
+    """The waiting people, by queue and by rating (see the module's doc)."""
+
+    def __init__(self, wait: float, distinct_addresses: bool = True) -> None:
+        self.wait = wait
+        self.distinct_addresses = distinct_addresses
+        self.tickets: dict[int, Ticket] = {}
+        self._by_rating: dict[Key, list[tuple[float, float, int]]] = {}
+
+    def join(self, ticket: Ticket) -> None:
+        """Queue ``ticket``; :class:`AlreadyQueued` if its player is queued already."""
+        old = self.tickets.get(ticket.player)
+        if old is not None:
+            raise AlreadyQueued(f"you are already in the quick-match queue "
+                                f"({changci(old.changci).title}, {old.preset}): leave it first")
+        self.tickets[ticket.player] = ticket
+        bisect.insort(self._by_rating.setdefault(ticket.key, []),
+                      (ticket.rating, ticket.since, ticket.player))
+
+    def leave(self, player: int) -> Ticket | None:
+        """Take ``player`` out of the queue; his ticket, None if he was not queued."""
+        ticket = self.tickets.pop(player, None)
+        if ticket is not None:
+            row = self._by_rating[ticket.key]
+            row.pop(bisect.bisect_left(row, (ticket.rating, ticket.since, ticket.player)))
+            if not row:
+                del self._by_rating[ticket.key]
+        return ticket
+
+    def waiting(self, key: Key) -> int:
+        return len(self._by_rating.get(key, ()))
+
+    def match(self, now: float, seats: Mapping[str, int],
+              rooms: Iterable[OpenRoom] = ()) -> list[Group | Placement]:
+        """One matching pass: the groups to seat and the placements at open rooms, taken
+        out of the queue. ``seats``: each preset's table size."""
+        open_rooms: dict[Key, list[OpenRoom]] = {}
+        for room in rooms:
+            open_rooms.setdefault(room.key, []).append(room)
+        out: list[Group | Placement] = []
+        for key in list(self._by_rating):
+            out += self._match_queue(key, now, seats[key[1]], open_rooms.get(key, []))
+        return out
+
+    def _match_queue(self, key: Key, now: float, size: int,
+                     rooms: list[OpenRoom]) -> list[Group | Placement]:
+        row = self._by_rating[key]
+        taken: set[int] = set()
+        out: list[Group | Placement] = []
+        left: list[Ticket] = []
+        for _, _, pid in sorted(row, key=lambda r: (r[1], r[2])):  # longest waiting first
+            if pid in taken:
+                continue
+            anchor = self.tickets[pid]
+            partners = self._partners(row, anchor, size - 1, taken)
+            if len(partners) == size - 1:
+                taken.update(t.player for t in (anchor, *partners))
+                out.append(Group(key, (anchor, *partners), size))
+            else:
+                left.append(anchor)
+        free = {r.code: r.free for r in rooms}
+        addresses = {r.code: set(r.addresses) for r in rooms}
+        for anchor in left:
+            if anchor.player in taken:
+                continue
+            room = next((r for r in rooms if free[r.code] > 0 and not (
+                self.distinct_addresses and anchor.address in addresses[r.code])), None)
+            if room is not None:
+                free[room.code] -= 1
+                addresses[room.code].add(anchor.address)
+                taken.add(anchor.player)
+                out.append(Placement(anchor, room.code))
+            elif now - anchor.since >= self.wait:
+                partners = self._partners(row, anchor, size - 1, taken)
+                taken.update(t.player for t in (anchor, *partners))
+                out.append(Group(key, (anchor, *partners), size))
+        for pid in taken:
+            self.leave(pid)
+        return out
+
+    def _partners(self, row: list[tuple[float, float, int]], anchor: Ticket, wanted: int,
+                  taken: set[int]) -> list[Ticket]:
+        """Up to ``wanted`` waiting people nearest to ``anchor`` in rating, none taken,
+        none from an address already at the table."""
+        at = bisect.bisect_left(row, (anchor.rating, anchor.since, anchor.player))
+        lo, hi = at - 1, at + 1
+        found: list[Ticket] = []
+        addresses = {anchor.address}
+        looked = 0
+        while len(found) < wanted and (lo >= 0 or hi < len(row)) and looked < 2 * SCAN:
+            looked += 1
+            below = row[lo] if lo >= 0 else None
+            above = row[hi] if hi < len(row) else None
+            if above is None or (below is not None and
+                                 anchor.rating - below[0] <= above[0] - anchor.rating):
+                pick, lo = below, lo - 1
+            else:
+                pick, hi = above, hi + 1
+            assert pick is not None
+            ticket = self.tickets[pick[2]]
+            if ticket.player in taken or (self.distinct_addresses and
+                                          ticket.address in addresses):
+                continue
+            found.append(ticket)
+            addresses.add(ticket.address)
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """Where the queue seated a player (``from_next_hand``: at a hand in progress)."""
+
+    code: str
+    seat: int
+    computers: int
+    from_next_hand: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": "seated", "code": self.code, "seat": self.seat,
+                "computers": self.computers, "from_next_hand": self.from_next_hand}
+
+
+class Matchmaker:
+    """The server's quick match: its queue, its rooms, where it seated whom."""
+
+    def __init__(self, server: Server, settings: MatchSettings | None = None) -> None:
+        self.server = server
+        self.settings = settings or MatchSettings()
+        self.queue = Queue(self.settings.wait, self.settings.distinct_addresses)
+        self.rooms: dict[str, Key] = {}
+        self.seated: dict[int, Seated] = {}
+        self.addresses: dict[int, str] = {}  # the address a seated person queued from
+        self.last_tick_seconds = 0.0
+
+    # ---- requests --------------------------------------------------------------------
+
+    def join(self, rec: PlayerRecord, address: str, changci_key: object, preset: object,
+             now: float | None = None) -> dict[str, Any]:
+        """Queue a player for a 场次 and preset; his status. Raises :class:`QueueError`
+        (unknown 场次 or preset, queued already) or
+        :class:`~paohuzi.server.economy.EntryRefused` (the entry minimum)."""
+        try:
+            tier = changci(changci_key)
+        except EconomyError as exc:
+            raise QueueError(str(exc)) from None
+        if not isinstance(preset, str) or preset not in PRESETS:
+            raise QueueError(f"preset must be one of {', '.join(PRESETS)}, got "
+                             f"{str(preset)[:24]!r}")
+        check_entry(tier, rec.beans)
+        ticket = Ticket(rec.id, rec.nickname, address, rec.rating_mu - 3 * rec.rating_sigma,
+                        tier.key, preset, time.monotonic() if now is None else now)
+        self.queue.join(ticket)
+        self.seated.pop(rec.id, None)
+        return self.status(rec.id)
+
+    def leave(self, player: int) -> bool:
+        return self.queue.leave(player) is not None
+
+    def status(self, player: int, now: float | None = None) -> dict[str, Any]:
+        """``waiting`` (with seconds waited and people in that queue), ``seated`` (where)
+        or ``idle``."""
+        ticket = self.queue.tickets.get(player)
+        if ticket is not None:
+            now = time.monotonic() if now is None else now
+            return {"status": "waiting", "changci": ticket.changci, "preset": ticket.preset,
+                    "waited": round(now - ticket.since, 1), "wait": self.settings.wait,
+                    "waiting": self.queue.waiting(ticket.key)}
+        seated = self.seated.get(player)
+        return seated.to_json() if seated is not None else {"status": "idle"}
+
+    def hall(self) -> list[dict[str, Any]]:
+        """Each 场次 with its stake, entry minimum, people online (seated at a table of
+        that 场次 and connected, or waiting in its queue) and tables playing."""
+        online: dict[str, set[int]] = {c.key: set() for c in CHANGCI}
+        tables = dict.fromkeys(online, 0)
+        for runtime in self.server.runtimes.values():
+            key = runtime.table.config.changci
+            people = {c.player.id for c in runtime.clients if c.seat is not None}
+            if people and key in online:
+                online[key] |= people
+                tables[key] += 1
+        for ticket in self.queue.tickets.values():
+            online[ticket.changci].add(ticket.player)
+        return [{**c.to_json(), "online": len(online[c.key]), "tables": tables[c.key],
+                 "waiting": sum(1 for t in self.queue.tickets.values() if t.changci == c.key)}
+                for c in CHANGCI]
+
+    # ---- the matching loop -------------------------------------------------------------
+
+    def adopt(self) -> None:
+        """Know the hall rooms of a restored server again (their ``hall`` log entry)."""
+        for code, runtime in self.server.runtimes.items():
+            hall = runtime.table.hall
+            if hall is not None:
+                self.rooms[code] = (hall["changci"], hall["preset"])
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.tick)
+            try:
+                await self.tick()
+            except Exception as exc:  # pragma: no cover - the loop must go on
+                log.error("quick match failed (%s)", type(exc).__name__)
+
+    async def tick(self, now: float | None = None) -> int:
+        """One matching pass; how many people it seated."""
+        started = time.perf_counter()
+        now = time.monotonic() if now is None else now
+        seats = {name: Ruleset.preset(name).seats for name in PRESETS}
+        seated = 0
+        for result in self.queue.match(now, seats, self._open_rooms()):
+            if isinstance(result, Group):
+                seated += await self._seat_group(result)
+            else:
+                seated += await self._place(result)
+        self.last_tick_seconds = time.perf_counter() - started
+        return seated
+
+    def _open_rooms(self) -> list[OpenRoom]:
+        rooms = []
+        for code, key in list(self.rooms.items()):
+            runtime = self.server.runtimes.get(code)
+            people = [] if runtime is None else \
+                [s.player for s in runtime.table.seats if s.kind == "human"]
+            if runtime is None or not people:
+                del self.rooms[code]  # ended, or nobody left: no one is sent there
+                continue
+            free = len(runtime.seating.free_computer_seats(runtime.table))
+            if free:
+                rooms.append(OpenRoom(code, key, free, frozenset(
+                    self.addresses.get(p, "") for p in people if p is not None)))
+        return rooms
+
+    async def _seat_group(self, group: Group) -> int:
+        changci_key, preset = group.key
+        computers = group.seats - len(group.people)
+        options = {**self.settings.options, "rules": preset, "changci": changci_key,
+                   "seats": ["human"] * len(group.people) + [self.settings.computer] * computers}
+        table = self.server.create_room(options)
+        runtime = self.server.runtimes[table.code]
+        async with runtime.lock:
+            runtime.commit({"k": "hall", "changci": changci_key, "preset": preset,
+                            "computer": self.settings.computer})
+            for seat, ticket in enumerate(group.people):
+                runtime.note_level(seat, ticket.player)
+                runtime.commit({"k": "sit", "seat": seat, "player": ticket.player,
+                                "nickname": ticket.nickname})
+                self._note(ticket, Seated(table.code, seat, computers, False))
+            runtime.schedule()
+        self.rooms[table.code] = group.key
+        return len(group.people)
+
+    async def _place(self, placement: Placement) -> int:
+        runtime = self.server.runtimes.get(placement.code)
+        ticket = placement.ticket
+        if runtime is None:  # the room ended meanwhile: back to the queue
+            self.queue.join(ticket)
+            return 0
+        async with runtime.lock:
+            seat = runtime.reserve_seat(ticket.player, ticket.nickname)
+            if seat is None:
+                self.queue.join(ticket)
+                return 0
+            between = runtime.table.hand is None or runtime.table.hand.ended
+            computers = sum(1 for s in runtime.table.seats if s.kind != "human") - 1
+            self._note(ticket, Seated(placement.code, seat, computers, not between))
+            runtime.schedule()
+        return 1
+
+    def _note(self, ticket: Ticket, seated: Seated) -> None:
+        self.seated[ticket.player] = seated
+        self.addresses[ticket.player] = ticket.address

@@ -1,0 +1,357 @@
+"""The hall where strangers meet (issue 16): quick match by 场次 and preset, seats changing
+hands between hands, presence, quick chat."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from typing import Any
+
+import httpx
+import pytest
+from server_util import live_server
+
+pytest.importorskip("starlette")
+websockets = pytest.importorskip("websockets")
+
+from paohuzi.server.matchmaking import (  # noqa: E402
+    AlreadyQueued,
+    Group,
+    MatchSettings,
+    OpenRoom,
+    Placement,
+    Queue,
+    Ticket,
+)
+from paohuzi.server.presence import Seating  # noqa: E402
+from paohuzi.server.quickchat import EMOTES, PHRASES, ChatRefused, phrase  # noqa: E402
+from paohuzi.server.server import Server  # noqa: E402
+from paohuzi.server.storage import SQLiteStorage  # noqa: E402
+from paohuzi.server.table import RoomConfig, Table, TableError  # noqa: E402
+
+WAIT = 3.0
+SETTINGS = MatchSettings(wait=WAIT, tick=0.1, computer="random",
+                         options={"claim_window": 0.05, "bot_delay": 0.0, "next_delay": 0.5})
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+def client_from(address: str) -> httpx.Client:
+    """An HTTP client whose requests come from ``address`` (a loopback address)."""
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10)
+
+
+def until(check: Any, timeout: float = 15.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)
+
+
+# ---- the queue itself ------------------------------------------------------------------
+
+def ticket(pid: int, rating: float = 0.0, address: str | None = None,
+           since: float = 0.0) -> Ticket:
+    return Ticket(pid, f"p{pid}", address or f"10.0.0.{pid}", rating, "xinshou", "qq", since)
+
+
+def people(results: list[Any]) -> list[list[int]]:
+    return [sorted(t.player for t in r.people) for r in results if isinstance(r, Group)]
+
+
+def test_many_waiting_are_matched_by_rating_within_the_changci():
+    ratings = [0, 1, 2, 10, 11, 12, 20, 21, 22]
+    rng = random.Random(5)
+    order = list(range(9))
+    rng.shuffle(order)
+    q = Queue(wait=60.0)
+    for when, i in enumerate(order):
+        q.join(ticket(i, ratings[i], since=float(when)))
+    groups = people(q.match(1.0, {"qq": 3}))
+    assert sorted(groups) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert q.tickets == {}
+
+
+def test_one_address_never_twice_at_a_table_and_computers_after_the_wait():
+    q = Queue(wait=10.0)
+    for pid in range(3):
+        q.join(ticket(pid, address="192.0.2.1", since=float(pid)))
+    assert q.match(9.0, {"qq": 3}) == []  # nobody to sit with: they wait
+    groups = [r for r in q.match(12.5, {"qq": 3}) if isinstance(r, Group)]
+    assert [len(g.people) for g in groups] == [1, 1, 1]  # each alone, with computers
+    assert all(g.seats == 3 for g in groups)
+
+
+def test_a_person_takes_a_computer_seat_of_an_open_room_unless_his_address_is_there():
+    q = Queue(wait=10.0)
+    q.join(ticket(1, address="198.51.100.1"))
+    q.join(ticket(2, address="198.51.100.2"))
+    room = OpenRoom("abc", ("xinshou", "qq"), 1, frozenset({"198.51.100.2"}))
+    results = q.match(1.0, {"qq": 3}, [room])
+    assert results == [Placement(ticket(1, address="198.51.100.1"), "abc")]
+    assert list(q.tickets) == [2]  # the room's one free seat is taken; 2 shares an address
+
+
+def test_a_player_cannot_queue_twice():
+    q = Queue(wait=10.0)
+    q.join(ticket(1))
+    with pytest.raises(AlreadyQueued, match="already in the quick-match queue"):
+        q.join(ticket(1, since=5.0))
+    assert q.leave(1) is not None and q.leave(1) is None
+    q.join(ticket(1, since=6.0))  # after leaving, again
+
+
+# ---- seats changing hands between hands ---------------------------------------------
+
+def test_join_and_free_entries_change_a_seat_between_hands_only():
+    table = Table("hall1", RoomConfig.from_json({"seats": ["human", "normal", "normal"]}))
+    table.apply({"k": "hall", "changci": "xinshou", "preset": "qq", "computer": "normal"})
+    table.apply({"k": "sit", "seat": 0, "player": 7, "nickname": "甲"})
+    table.verify_seat_change()  # between hands (none played)
+    table.apply({"k": "join", "seat": 2, "player": 8, "nickname": "乙"})
+    assert [s.kind for s in table.seats] == ["human", "normal", "human"]
+    assert table.seat_of_player(8) == 2 and table.ready_to_deal()
+    table.apply({"k": "free", "seat": 0, "kind": "normal"})
+    assert table.seats[0].kind == "normal" and table.seats[0].player is None
+    assert table.hall == {"changci": "xinshou", "preset": "qq", "computer": "normal"}
+    table.apply(table.new_commit_entry())
+    table.apply(table.new_start_entry())
+    if not table.hand.ended:  # a hand in progress: no seat changes hands
+        with pytest.raises(TableError, match="between hands"):
+            table.verify_seat_change()
+
+
+def test_a_seat_changing_hands_after_a_hand_ends_the_match():
+    table = Table("hall3", RoomConfig.from_json({"seats": ["human", "normal", "normal"]}))
+    table.apply({"k": "sit", "seat": 0, "player": 7, "nickname": "甲"})
+    table.apply(table.new_commit_entry())
+    table.apply(table.new_start_entry())
+    rng = random.Random(2)
+    while not table.hand.ended:
+        hand_seat = table.hand.pending_seats()[0]
+        legal = table.hand.legal_actions(hand_seat)
+        table.apply({"k": "act", "seat": table.match_seat(hand_seat),
+                     "action": rng.choice(legal).text, "player": None})
+    with pytest.raises(TableError, match="between hands"):
+        table.verify_seat_change()  # not settled yet
+    table.apply({"k": "settled", "hand": 1})
+    table.verify_seat_change()
+    assert not table.match.over and table.match_summary() is None
+    table.apply({"k": "join", "seat": 1, "player": 8, "nickname": "乙"})
+    summary = table.match_summary()
+    assert table.match.over and summary["reason"] == "seat" and summary["hands"] == 1
+
+
+def test_a_seat_idle_through_several_hands_is_freed():
+    table = Table("hall2", RoomConfig.from_json({"seats": ["human", "human", "normal"]}))
+    seating = Seating(idle_hands=3)
+    seating.note_hand({0: True, 1: False})
+    seating.note_hand({0: True, 1: True})
+    assert seating.entries(table, "normal") == []
+    table.apply({"k": "sit", "seat": 0, "player": 1, "nickname": "甲"})
+    seating.note_hand({0: True, 1: False})  # seat 1 played again: its count starts over
+    assert seating.entries(table, "easy") == [{"k": "free", "seat": 0, "kind": "easy"}]
+
+
+def test_hall_rooms_are_known_again_after_a_restart(tmp_path):
+    db = str(tmp_path / "restart.db")
+    server = Server(SQLiteStorage(db), match=MatchSettings(wait=0.0))
+    rec, _ = server.storage.create_player("甲", beans=2000)
+    server.matchmaker.join(rec, "10.0.0.1", "xinshou", "qq", now=0.0)
+    assert asyncio.run(server.matchmaker.tick(now=1.0)) == 1
+    code = server.matchmaker.seated[rec.id].code
+    server.pool.close()
+    server.storage.close()
+    again = Server(SQLiteStorage(db))
+    again.restore()
+    again.matchmaker.adopt()
+    assert again.matchmaker.rooms == {code: ("xinshou", "qq")}
+    assert again.runtimes[code].table.seat_of_player(rec.id) == 0
+    assert [s.kind for s in again.runtimes[code].table.seats] == ["human", "normal", "normal"]
+    again.pool.close()
+    again.storage.close()
+
+
+# ---- quick chat ----------------------------------------------------------------------
+
+def test_quick_chat_is_a_fixed_list_by_id():
+    assert all(phrase(pid)["zh"] and phrase(pid)["en"] for pid, _, _ in PHRASES)
+    assert all(phrase(eid)["kind"] == "emote" for eid, _ in EMOTES)
+    for bad in ("free text", "", None, 3, "HELLO"):
+        with pytest.raises(ChatRefused, match="unknown quick phrase id"):
+            phrase(bad)
+
+
+# ---- the live server -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    with live_server(str(tmp_path_factory.mktemp("mq") / "m.db"), match=SETTINGS) as server:
+        yield server
+
+
+def new_player(srv: Any, http: httpx.Client, nickname: str) -> str:
+    reply = http.post(f"{srv.base}/api/players", json={"nickname": nickname})
+    assert reply.status_code == 200, reply.text
+    return str(reply.json()["token"])
+
+
+def room_seats(srv: Any, code: str) -> list[dict[str, Any]]:
+    return list(httpx.get(f"{srv.base}/api/rooms/{code}").json()["seats"])
+
+
+def test_seven_people_queue_into_one_changci(srv):
+    # players 0 and 1 share an address; the others each have their own
+    addresses = ["127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5",
+                 "127.0.0.6", "127.0.0.7"]
+    clients = [client_from(a) for a in addresses]
+    tokens = [new_player(srv, c, f"排队{i}") for i, c in enumerate(clients)]
+    joined = []
+    for c, tok in zip(clients, tokens, strict=True):
+        reply = c.post(f"{srv.base}/api/match", json={"changci": "chuji", "preset": "qq"},
+                       headers=auth(tok))
+        assert reply.status_code == 200, reply.text
+        joined.append(time.monotonic())
+    again = clients[6].post(f"{srv.base}/api/match", json={"changci": "chuji"},
+                            headers=auth(tokens[6]))
+    assert again.status_code == 409 and "already in the quick-match queue" in again.text
+
+    seated_at: dict[int, float] = {}
+    done: list[dict[str, Any]] = []
+    deadline = time.monotonic() + WAIT + 15
+    while len(seated_at) < 7 and time.monotonic() < deadline:
+        done = [c.get(f"{srv.base}/api/match", headers=auth(t)).json()
+                for c, t in zip(clients, tokens, strict=True)]
+        for i, s in enumerate(done):
+            if s["status"] == "seated":
+                seated_at.setdefault(i, time.monotonic())
+        time.sleep(0.05)
+    assert len(seated_at) == 7, done
+    rooms: dict[str, list[int]] = {}
+    for i, s in enumerate(done):
+        rooms.setdefault(s["code"], []).append(i)
+    sizes = sorted(len(v) for v in rooms.values())
+    assert sizes == [1, 3, 3], rooms
+    for code, members in rooms.items():
+        seats = room_seats(srv, code)
+        humans = [s for s in seats if s["kind"] == "human"]
+        assert len(humans) == len(members) and all(s["taken"] for s in humans)
+        assert len(seats) - len(humans) == done[members[0]]["computers"]
+        assert len({addresses[i] for i in members}) == len(members)  # one per address
+    alone = next(v for v in rooms.values() if len(v) == 1)
+    # the people at full tables did not wait for computers; the one alone did
+    assert all(seated_at[i] - joined[i] < WAIT for v in rooms.values() if len(v) == 3
+               for i in v)
+    assert seated_at[alone[0]] - joined[alone[0]] >= WAIT - 0.05
+    assert [s["kind"] for s in room_seats(srv, done[alone[0]]["code"])].count("random") == 2
+
+    # the room with computers keeps taking people, never two from one address
+    lone = alone[0]
+    newcomer = client_from("127.0.0.9")
+    twin = client_from(addresses[lone])
+    tok_new, tok_twin = new_player(srv, newcomer, "后来"), new_player(srv, twin, "同址")
+    for c, tok in ((twin, tok_twin), (newcomer, tok_new)):
+        assert c.post(f"{srv.base}/api/match", json={"changci": "chuji", "preset": "qq"},
+                      headers=auth(tok)).status_code == 200
+    placed = until(lambda: newcomer.get(f"{srv.base}/api/match", headers=auth(tok_new))
+                   .json().get("code"))
+    assert placed == done[lone]["code"]
+    seats = until(lambda: [s["kind"] for s in room_seats(srv, placed)].count("human") == 2
+                  and room_seats(srv, placed))
+    assert seats, room_seats(srv, placed)
+    twin_at = until(lambda: twin.get(f"{srv.base}/api/match", headers=auth(tok_twin))
+                    .json().get("code"), timeout=WAIT + 5)
+    assert twin_at and twin_at != placed
+    assert httpx.delete(f"{srv.base}/api/match", headers=auth(tok_twin)).json()["left"] is False
+
+
+def test_queue_requests_are_checked(srv):
+    http = client_from("127.0.0.20")
+    tok = new_player(srv, http, "检查")
+    url = f"{srv.base}/api/match"
+    cases = [({"changci": "gaoji"}, 403, "needs at least 20000 beans"),
+             ({"changci": "vip"}, 400, "changci must be one of"),
+             ({"changci": "xinshou", "preset": "nope"}, 400, "preset must be one of"),
+             ({"changci": "xinshou", "table": 1}, 400, "unknown quick-match field")]
+    for body, status, words in cases:
+        reply = http.post(url, json=body, headers=auth(tok))
+        assert reply.status_code == status and words in reply.json()["error"], reply.text
+    assert http.get(url, headers=auth(tok)).json() == {"status": "idle"}
+    assert http.post(url, json={}).status_code == 401
+    assert http.post(url, json={"changci": "xinshou", "preset": "hunan"},
+                     headers=auth(tok)).json()["status"] == "waiting"
+    assert http.delete(url, headers=auth(tok)).json() == {"left": True, "status": "idle"}
+    hall = httpx.get(f"{srv.base}/api/hall").json()
+    assert [c["key"] for c in hall["changci"]] == ["xinshou", "chuji", "zhongji", "gaoji"]
+    assert all(isinstance(c["online"], int) and isinstance(c["tables"], int)
+               for c in hall["changci"])
+    assert hall["changci"][1]["entry"] == 1000 and hall["changci"][1]["multiplier"] == 2
+    assert [p["id"] for p in hall["chat"]["phrases"]] == [p for p, _, _ in PHRASES]
+
+
+class Conn:
+    def __init__(self, ws: Any) -> None:
+        self.ws, self.seq, self.got = ws, 0, []
+
+    async def send(self, body: dict[str, Any]) -> int:
+        self.seq += 1
+        await self.ws.send(json.dumps({"seq": self.seq, **body}))
+        return self.seq
+
+    async def until(self, pred: Any, timeout: float = 10.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = json.loads(await asyncio.wait_for(
+                self.ws.recv(), max(0.05, deadline - time.monotonic())))
+            self.got.append(msg)
+            if pred(msg):
+                return msg
+
+
+async def _chat_and_presence(srv: Any, code: str, tokens: list[str]) -> None:
+    a = Conn(await websockets.connect(f"{srv.ws_url(code)}?token={tokens[0]}&presence=1"))
+    b = Conn(await websockets.connect(f"{srv.ws_url(code)}?token={tokens[1]}&presence=1"))
+    try:
+        welcome = await a.until(lambda m: m["type"] == "welcome")
+        seen = await b.until(lambda m: m["type"] == "presence"
+                             and [s["status"] for s in m["seats"]][:2] ==
+                             ["connected", "connected"])
+        assert set(seen) == {"type", "seats"}
+        seq = await a.send({"type": "chat", "id": "no such phrase"})
+        refused = await a.until(lambda m: m.get("seq") == seq)
+        assert refused["type"] == "error" and "unknown quick phrase id" in refused["message"]
+        seq = await a.send({"type": "chat", "text": "free text is never sent"})
+        refused = await a.until(lambda m: m.get("seq") == seq)
+        assert refused["type"] == "error" and "'id' must be" in refused["message"]
+        answers = []
+        for chat_id in ("hello", "nice", "thumbs", "hurry"):
+            seq = await a.send({"type": "chat", "id": chat_id})
+            answers.append(await a.until(lambda m, s=seq: m.get("seq") == s))
+        assert [m["type"] for m in answers] == ["ack", "ack", "ack", "error"]
+        assert "too many quick phrases" in answers[3]["message"]
+        heard = []
+        while len(heard) < 3:
+            heard.append(await b.until(lambda m: m["type"] == "chat"))
+        assert heard == [{"type": "chat", "seat": welcome["seat"], "id": i}
+                         for i in ("hello", "nice", "thumbs")]
+    finally:
+        await a.ws.close()
+        await b.ws.close()
+
+
+def test_quick_chat_reaches_the_table_rate_limited_and_presence_is_shown(srv):
+    clients = [client_from(f"127.0.0.{30 + i}") for i in range(3)]
+    tokens = [new_player(srv, c, f"聊天{i}") for i, c in enumerate(clients)]
+    for c, tok in zip(clients, tokens, strict=True):
+        c.post(f"{srv.base}/api/match", json={"changci": "xinshou", "preset": "qq"},
+               headers=auth(tok))
+    code = until(lambda: clients[0].get(f"{srv.base}/api/match", headers=auth(tokens[0]))
+                 .json().get("code"))
+    assert code
+    asyncio.run(_chat_and_presence(srv, code, tokens))
