@@ -154,7 +154,12 @@ export function mountChat(send: (body: object) => void): TableChat {
     if (you !== null && you !== undefined) {
       const chatBar = bar();
       chatBar.classList.add("hall-deco");
-      root.append(chatBar);
+      // in the table's top bar, never over the hand (phones held sideways)
+      const top = root.querySelector(".topbar");
+      if (top) {
+        chatBar.classList.add("in-topbar");
+        top.insertBefore(chatBar, top.querySelector(".spacer")?.nextSibling ?? null);
+      } else root.append(chatBar);
     }
   }
 
