@@ -94,11 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="run the game server (needs the server extra)",
                         description="Serve the game over HTTP and WebSocket with an embedded "
-                                    "SQLite database.")
+                                    "SQLite database, or PostgreSQL.")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)
-    sv.add_argument("--database", type=Path, default=None,
-                    help="SQLite file (default: paohuzi.db in the user data folder)")
+    sv.add_argument("--database", default=None,
+                    help="SQLite file (default: paohuzi.db in the user data folder) or a "
+                         "postgresql://user@host/db URL (needs the postgres extra)")
 
     rep = sub.add_parser("replay", help="replay a game record step by step",
                          description="Replay a game record (JSON) through the engine, print "

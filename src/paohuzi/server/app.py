@@ -20,11 +20,12 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from paohuzi.server.backends import open_storage
 from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_body
 from paohuzi.server.limits import Limits
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
 from paohuzi.server.server import Server, log
-from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage, StoredGame
+from paohuzi.server.storage import PlayerRecord, Storage, StoredGame
 from paohuzi.server.table import RoomConfig, TableError
 
 __all__ = ["CARDS", "STATIC", "create_app"]
@@ -67,7 +68,9 @@ def _quick_options(data: dict[str, Any]) -> dict[str, Any]:
 
 def create_app(storage: Storage | None = None, database: str | Path | None = None,
                limits: Limits | None = None) -> Starlette:
-    """The ASGI app (``storage`` given, or SQLite at ``database``, closed on shutdown);
+    """The ASGI app (``storage`` given, or the one ``database`` names — a SQLite file or a
+    ``postgresql://`` URL, :func:`~paohuzi.server.backends.open_storage` — closed on
+    shutdown);
     ``limits`` bounds request bodies, rates, spectators and idle rooms (:class:`Limits`
     by default).
 
@@ -75,7 +78,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
     uses that database."""
     owned = storage is None
     if storage is None:
-        storage = SQLiteStorage(database or ":memory:")
+        storage = open_storage(database or ":memory:")
     server = Server(storage, limits)
     bounds = server.limits
 
