@@ -67,6 +67,7 @@ class PostgresStorage:
         self.url = url
         self.shared = shared
         self._fences: dict[str, int] = {}
+        self._lost: set[str] = set()  # rooms whose write was refused, not yet reported
         self._guard: psycopg.Connection[Any] | None = None
         try:
             first = psycopg.connect(url, autocommit=True, connect_timeout=10)
@@ -179,6 +180,7 @@ class PostgresStorage:
                            (room,)).fetchone()
         if row is None or int(row[0]) != token:
             self._fences.pop(room, None)
+            self._lost.add(room)
             raise LeaseLostError(f"room {room}: its lease was taken over by another process")
 
     def _insert_log(self, conn: Any, room: str, entry: dict[str, Any]) -> int:
@@ -308,6 +310,8 @@ class PostgresStorage:
         lost = {room for room, token in self._fences.items() if held.get(room) != token}
         for room in lost:
             self._fences.pop(room, None)
+        lost |= self._lost
+        self._lost = set()
         return lost
 
     def release_lease(self, room: str, owner: str) -> None:

@@ -16,7 +16,8 @@ def default_database() -> Path:
     return Path(base) / "paohuzi" / "paohuzi.db"
 
 
-def main(host: str, port: int, database: str | Path | None) -> int:
+def main(host: str, port: int, database: str | Path | None, redis: str | None = None,
+         advertise: str | None = None) -> int:
     try:
         import uvicorn
 
@@ -42,10 +43,16 @@ def main(host: str, port: int, database: str | Path | None) -> int:
 
         shown = redact_url(str(path))
     try:
-        app = create_app(database=path)
+        if redis is not None and not str(path).startswith(("postgresql://", "postgres://")):
+            sys.stderr.write("paohuzi serve: --redis (several processes) needs "
+                             "--database postgresql://…\n")
+            return 2
+        address = advertise or f"http://{host}:{port}"
+        app = create_app(database=path, redis=redis, address=address)
     except PaohuziError as exc:  # the database is in use, unreachable or too new
         sys.stderr.write(f"paohuzi serve: {exc}\n")
         return 1
-    print(f"paohuzi: serving on http://{host}:{port}/  (database {shown})", flush=True)
+    print(f"paohuzi: serving on http://{host}:{port}/  (database {shown}"
+          + (", one of several processes" if redis else "") + ")", flush=True)
     uvicorn.Server(uvicorn_config(app, host, port, log_level="warning")).run()
     return 0
