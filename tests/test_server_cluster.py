@@ -232,3 +232,19 @@ def _acts(database: str, room: str) -> list[dict[str, Any]]:
 
 def _without_totals(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != "totals"}
+
+
+def test_rate_limits_are_shared_through_redis(redis_url: str) -> None:
+    import redis
+
+    from paohuzi.server.cluster import RedisRateLimiter
+
+    one, two = redis.Redis.from_url(redis_url), redis.Redis.from_url(redis_url)
+    first = RedisRateLimiter(one, "rooms_per_address", rate=0.0, burst=3)
+    second = RedisRateLimiter(two, "rooms_per_address", rate=0.0, burst=3)
+    answers = [first.allow("1.2.3.4"), second.allow("1.2.3.4"), first.allow("1.2.3.4"),
+               second.allow("1.2.3.4")]
+    assert answers == [True, True, True, False]  # one bucket for both processes
+    assert second.allow("5.6.7.8")  # another key, its own bucket
+    one.close()
+    two.close()
