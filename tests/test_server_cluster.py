@@ -186,6 +186,7 @@ def test_three_processes_one_room_and_a_failover(postgres_url: str, redis_url: s
             return failover
 
         failover = asyncio.run(second_hand())
+        print(f"takeover after kill -9: {failover:.2f} s")
         assert failover < FAILOVER_BOUND, f"takeover took {failover:.1f} s"
         assert owner_port(postgres_url, room) in (b.port, c.port)
         assert all(finished(bot, 2) for bot in bots)
