@@ -51,3 +51,14 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "game.db")
     return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def module_database(request: pytest.FixtureRequest,
+                    tmp_path_factory: pytest.TempPathFactory) -> str:
+    """As :func:`database`, one per test module and backend (for a module's shared live
+    server)."""
+    if request.param == "sqlite":
+        return str(tmp_path_factory.mktemp("db") / "game.db")
+    pg = _started("postgres", ThrowawayPostgres)
+    return pg.fresh_database()  # type: ignore[attr-defined]

@@ -20,6 +20,7 @@ owner whose lease was taken over can never write again (:class:`LeaseLostError`)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 import time
@@ -29,6 +30,7 @@ from typing import Any
 
 from paohuzi.core.errors import PaohuziError
 from paohuzi.server.dblock import DatabaseInUseError
+from paohuzi.server.economy import pay
 from paohuzi.server.migrations import migrate_postgres, new_public_id
 from paohuzi.server.storage import PlayerRecord, PlayerUpdate, StoredGame, hash_token
 
@@ -101,13 +103,14 @@ class PostgresStorage:
 
     # ---- players --------------------------------------------------------------------
 
-    def create_player(self, nickname: str) -> tuple[PlayerRecord, str]:
+    def create_player(self, nickname: str, beans: int = 0) -> tuple[PlayerRecord, str]:
+        """A new player holding ``beans`` (the hall's starting balance), and his token."""
         token = secrets.token_urlsafe(24)
         with self._tx() as conn:
             row = conn.execute(
-                f"INSERT INTO players (nickname, token_hash, created) VALUES (%s, %s, %s) "
-                f"RETURNING {self._PLAYER_COLUMNS}",
-                (nickname, hash_token(token), time.time())).fetchone()
+                f"INSERT INTO players (nickname, token_hash, beans, created) "
+                f"VALUES (%s, %s, %s, %s) RETURNING {self._PLAYER_COLUMNS}",
+                (nickname, hash_token(token), beans, time.time())).fetchone()
         record = self._row_player(row)
         assert record is not None
         return record, token
@@ -206,20 +209,29 @@ class PostgresStorage:
                     players: list[int], updates: list[PlayerUpdate],
                     log_entry: dict[str, Any]) -> int | None:
         """One transaction: the hand's record (unique per room and hand), the players'
-        updates and the table's log entry (see :meth:`SQLiteStorage.settle_hand`)."""
+        updates and the table's log entry (see :meth:`SQLiteStorage.settle_hand`).
+
+        The beans that move are capped at what the payers hold (rules-notes N25), read
+        with their rows locked in this transaction, and written to the log entry as
+        ``beans`` (player id → beans actually gained or paid)."""
         text = None if record is None else json.dumps(record, ensure_ascii=False)
         with self._tx() as conn:
             self._fence(conn, room)
-            game_id = self._settle_rows(conn, room, hand_no, text, players, updates)
+            game_id = self._settle_rows(conn, room, hand_no, text, players, updates,
+                                        log_entry)
             self._insert_log(conn, room, log_entry)
         return game_id
 
     def _settle_rows(self, conn: Any, room: str, hand_no: int, record: str | None,
-                     players: list[int], updates: list[PlayerUpdate]) -> int | None:
+                     players: list[int], updates: list[PlayerUpdate],
+                     log_entry: dict[str, Any]) -> int | None:
         row = conn.execute("SELECT id FROM games WHERE room = %s AND hand_no = %s",
                            (room, hand_no)).fetchone()
         if row is not None:
             return int(row[0])
+        updates = self._capped(conn, updates)
+        if updates:
+            log_entry["beans"] = {str(u.player_id): u.beans for u in updates}
         self._apply_updates(conn, updates)
         if record is None:
             return None
@@ -232,6 +244,20 @@ class PostgresStorage:
             conn.execute("INSERT INTO game_players (game_id, player_id) VALUES (%s, %s)",
                          (game_id, pid))
         return game_id
+
+    def _capped(self, conn: Any, updates: list[PlayerUpdate]) -> list[PlayerUpdate]:
+        """The updates with the beans that actually move (see
+        :meth:`SQLiteStorage._capped`). The players' rows are locked (in id order: two
+        settlements never deadlock) until the transaction ends, so a concurrent
+        settlement or relief of the same player in another room or process waits and
+        then reads the new balance."""
+        ids = sorted({u.player_id for u in updates})
+        rows = conn.execute("SELECT id, beans FROM players WHERE id = ANY(%s) "
+                            "ORDER BY id FOR UPDATE", (ids,)).fetchall() if ids else []
+        held = {int(pid): int(beans) for pid, beans in rows}
+        owed = [u.beans for u in updates]
+        moved = pay([*owed, -sum(owed)], [*(held.get(u.player_id, 0) for u in updates), None])
+        return [dataclasses.replace(u, beans=b) for u, b in zip(updates, moved, strict=False)]
 
     def _apply_updates(self, conn: Any, updates: list[PlayerUpdate]) -> None:
         for u in updates:
@@ -278,6 +304,56 @@ class PostgresStorage:
                                    (row[0],)).fetchall()
         return StoredGame(dict(json.loads(row[1])), frozenset(int(p) for (p,) in players),
                           row[2] is not None)
+
+    # ---- hall (issue 11): bean economy, 大结算 ----------------------------------------
+
+    def claim_relief(self, player_id: int, day: str, below: int, amount: int) -> int | None:
+        """Give the daily relief in one transaction: ``amount`` beans to a player holding
+        fewer than ``below``, once per ``day``; his new balance, or None (not due). His
+        row is locked first, so two claims (or a claim and a settlement) at once, from
+        any processes, are one after the other."""
+        with self._tx() as conn:
+            row = conn.execute("SELECT beans FROM players WHERE id = %s FOR UPDATE",
+                               (player_id,)).fetchone()
+            if row is None or int(row[0]) >= below:
+                return None
+            done = conn.execute("SELECT 1 FROM relief WHERE player_id = %s AND day = %s",
+                                (player_id, day)).fetchone()
+            if done is not None:
+                return None
+            beans = max(0, int(row[0])) + amount
+            conn.execute("INSERT INTO relief (player_id, day, amount) VALUES (%s, %s, %s)",
+                         (player_id, day, amount))
+            conn.execute("UPDATE players SET beans = %s WHERE id = %s", (beans, player_id))
+        return beans
+
+    def leaderboard(self, by: str, limit: int) -> list[PlayerRecord]:
+        """The players who played a hand, best first by ``points`` or ``beans``."""
+        column = {"points": "points", "beans": "beans"}[by]
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                f"SELECT {self._PLAYER_COLUMNS} FROM players WHERE hands > 0 "
+                f"ORDER BY {column} DESC, id LIMIT %s", (limit,)).fetchall()
+        return [PlayerRecord(*row) for row in rows]
+
+    def save_match(self, room: str, number: int, summary: dict[str, Any]) -> None:
+        """Store a finished match's 大结算 (once: a second call changes nothing); a room
+        write like the others, so its lease's fencing token is checked."""
+        with self._tx() as conn:
+            self._fence(conn, room)
+            conn.execute("INSERT INTO matches (room, number, summary, finished) "
+                         "VALUES (%s, %s, %s, %s) ON CONFLICT (room, number) DO NOTHING",
+                         (room, number, json.dumps(summary, ensure_ascii=False),
+                          time.time()))
+
+    def matches_in_room(self, room: str) -> list[dict[str, Any]]:
+        """The 大结算 of a room's finished matches, in order."""
+        with self._pool.connection() as conn:
+            rows = conn.execute("SELECT summary FROM matches WHERE room = %s "
+                                "ORDER BY number", (room,)).fetchall()
+        return [dict(json.loads(r[0])) for r in rows]
+
+    # ---- end of hall ---------------------------------------------------------------
 
     # ---- room leases (several processes) ---------------------------------------------------
 
