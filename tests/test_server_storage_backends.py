@@ -124,6 +124,159 @@ def test_both_backends_answer_alike(database: str) -> None:
         storage.close()
 
 
+def test_both_backends_answer_alike_for_the_hall(database: str) -> None:
+    """Beans on creation, the capped transfer written to the ``settled`` entry, the daily
+    relief, the leaderboard and the 大结算: the same answers from both backends."""
+    storage = open_storage(database)
+    try:
+        broke, _ = storage.create_player("穷", beans=30)
+        rich, _ = storage.create_player("富", beans=500)
+        idle, _ = storage.create_player("闲", beans=2000)
+        assert (broke.beans, rich.beans, idle.beans) == (30, 500, 2000)
+        storage.create_room("h", {"changci": "chuji"})
+        entry: dict[str, Any] = {"k": "settled", "hand": 1}
+        record = {"result": {"reason": "hu", "points": [-90, -90, 180]}}
+        storage.settle_hand("h", 1, record, [broke.id, rich.id], [
+            PlayerUpdate(broke.id, -90, -90, False, 24.0, 8.0),
+            PlayerUpdate(rich.id, 180, 180, True, 26.0, 8.0)], entry)  # a computer owes 90
+        assert entry["beans"] == {str(broke.id): -30, str(rich.id): 120}
+        assert storage.load_log("h")[-1] == entry  # what moved is in the log
+        after = storage.player(broke.id)
+        assert after is not None and (after.beans, after.points, after.hands) == (0, -90, 1)
+        # the same hand again: only its log entry, no second transfer
+        again: dict[str, Any] = {"k": "settled", "hand": 1}
+        storage.settle_hand("h", 1, record, [broke.id, rich.id], [
+            PlayerUpdate(rich.id, 180, 180, True, 26.0, 8.0)], again)
+        assert "beans" not in again
+        player = storage.player(rich.id)
+        assert player is not None and player.beans == 620
+        # the relief: for the broke, once a day, in one transaction
+        assert storage.claim_relief(broke.id, "2024-01-01", 200, 1000) == 1000
+        assert storage.claim_relief(broke.id, "2024-01-01", 200, 1000) is None
+        assert storage.claim_relief(rich.id, "2024-01-01", 200, 1000) is None  # not broke
+        assert storage.claim_relief(10**6, "2024-01-01", 200, 1000) is None  # nobody
+        player = storage.player(broke.id)
+        assert player is not None and player.beans == 1000
+        # the leaderboard: those who played, best first
+        assert [p.id for p in storage.leaderboard("points", 10)] == [rich.id, broke.id]
+        assert [p.id for p in storage.leaderboard("beans", 10)] == [broke.id, rich.id]
+        assert [p.id for p in storage.leaderboard("beans", 1)] == [broke.id]
+        with pytest.raises(KeyError):
+            storage.leaderboard("rating", 10)
+        # the 大结算, stored once per match, read back in order
+        storage.save_match("h", 2, {"match": 2, "名": "二"})
+        storage.save_match("h", 1, {"match": 1})
+        storage.save_match("h", 1, {"match": "changed"})  # once: the first one stays
+        assert storage.matches_in_room("h") == [{"match": 1}, {"match": 2, "名": "二"}]
+        assert storage.matches_in_room("other") == []
+    finally:
+        storage.close()
+
+
+def test_a_database_of_the_hall_from_before_versions_keeps_its_tables(tmp_path: Any) -> None:
+    """A SQLite file of the hall before versioned migrations already has ``relief`` and
+    ``matches``: migration 3 keeps them and their rows."""
+    path = str(tmp_path / "hall.db")
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE players (id INTEGER PRIMARY KEY AUTOINCREMENT, nickname TEXT NOT NULL,
+            token_hash TEXT NOT NULL UNIQUE, points INTEGER NOT NULL DEFAULT 0,
+            beans INTEGER NOT NULL DEFAULT 0, hands INTEGER NOT NULL DEFAULT 0,
+            wins INTEGER NOT NULL DEFAULT 0, rating_mu REAL NOT NULL DEFAULT 25.0,
+            rating_sigma REAL NOT NULL DEFAULT 8.3, created REAL NOT NULL);
+        CREATE TABLE relief (player_id INTEGER NOT NULL, day TEXT NOT NULL,
+            amount INTEGER NOT NULL, PRIMARY KEY (player_id, day));
+        CREATE TABLE matches (room TEXT NOT NULL, number INTEGER NOT NULL,
+            summary TEXT NOT NULL, finished REAL NOT NULL, PRIMARY KEY (room, number));
+        INSERT INTO players (nickname, token_hash, beans, created) VALUES ('a', 'h', 5, 1.0);
+        INSERT INTO relief VALUES (1, '2024-01-01', 1000);
+        INSERT INTO matches VALUES ('old', 1, '{"match": 1}', 2.0);
+    """)
+    db.close()
+    storage = SQLiteStorage(path)
+    try:
+        assert storage.matches_in_room("old") == [{"match": 1}]
+        assert storage.claim_relief(1, "2024-01-01", 200, 1000) is None  # claimed already
+        assert storage.claim_relief(1, "2024-01-02", 200, 1000) == 1005
+    finally:
+        storage.close()
+    assert versions_sqlite(path) == [m.version for m in SQLITE]
+
+
+def test_concurrent_settlements_never_take_a_player_below_zero(postgres_url: str) -> None:
+    """Several processes settle hands of one player at once (each in its own room): his
+    row is locked while his beans are read and written, so the payments add up to what
+    he held, never more."""
+    from paohuzi.server.pgstorage import PostgresStorage
+
+    stores = [PostgresStorage(postgres_url, shared=True) for _ in range(4)]
+    try:
+        rec, _ = stores[0].create_player("共", beans=100)
+        entries: list[dict[str, Any]] = []
+        for i, store in enumerate(stores):
+            for j in range(3):
+                room = f"c{i}-{j}"
+                store.create_room(room, {})
+                assert store.acquire_lease(room, f"P{i}", "", ttl=60) is not None
+        barrier = threading.Barrier(len(stores))
+        errors: list[BaseException] = []
+
+        def settle(i: int, store: PostgresStorage) -> None:
+            try:
+                barrier.wait()
+                for j in range(3):
+                    entry: dict[str, Any] = {"k": "settled", "hand": 1}
+                    store.settle_hand(f"c{i}-{j}", 1, None, [], [
+                        PlayerUpdate(rec.id, -40, -40, False, 25.0, 8.0)], entry)
+                    entries.append(entry)
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=settle, args=(i, s)) for i, s in enumerate(stores)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        paid = [e["beans"][str(rec.id)] for e in entries]
+        assert len(paid) == 12 and sum(paid) == -100 and all(-40 <= p <= 0 for p in paid)
+        player = stores[0].player(rec.id)
+        assert player is not None and player.beans == 0 and player.hands == 12
+    finally:
+        for store in stores:
+            store.close()
+
+
+def test_concurrent_relief_claims_give_it_once(postgres_url: str) -> None:
+    from paohuzi.server.pgstorage import PostgresStorage
+
+    stores = [PostgresStorage(postgres_url, shared=True) for _ in range(4)]
+    try:
+        rec, _ = stores[0].create_player("穷", beans=0)
+        barrier = threading.Barrier(len(stores))
+        got: list[int | None] = []
+        errors: list[BaseException] = []
+
+        def claim(store: PostgresStorage) -> None:
+            try:
+                barrier.wait()
+                got.append(store.claim_relief(rec.id, "2024-01-01", 200, 1000))
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=claim, args=(s,)) for s in stores]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and sorted(got, key=lambda g: g is None) == [1000, None, None, None]
+        player = stores[0].player(rec.id)
+        assert player is not None and player.beans == 1000
+    finally:
+        for store in stores:
+            store.close()
+
+
 def test_a_failed_settlement_writes_nothing(database: str,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     storage = open_storage(database)
@@ -201,6 +354,9 @@ def test_a_stale_owner_can_never_write(postgres_url: str) -> None:
             a.append_log("r", {"k": "by stale A"})
         with pytest.raises(LeaseLostError):
             a.settle_hand("r", 1, None, [], [], {"k": "settled", "hand": 1})
+        with pytest.raises(LeaseLostError):
+            a.save_match("r", 1, {"match": 1})
+        assert a.matches_in_room("r") == []
         assert b.append_log("r", {"k": "by B"}) == 2
         assert [e["k"] for e in b.load_log("r")] == ["by A", "by B"]
         assert a.renew_leases("A", 30) == {"r"}  # the refused write is reported once
