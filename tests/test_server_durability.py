@@ -73,10 +73,22 @@ async def play_for(bots: list[BotClient], seconds: float) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def logged_acts(database: str, room: str) -> set[tuple[int, int]]:
+def logged_rows(database: str, room: str) -> list[tuple[str]]:
+    """The raw log of a room, read around the server (SQLite file or PostgreSQL URL)."""
+    if database.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(database) as conn:
+            return list(conn.execute("SELECT entry FROM table_log WHERE room = %s",
+                                     (room,)).fetchall())
     db = sqlite3.connect(database)
     rows = db.execute("SELECT entry FROM table_log WHERE room = ?", (room,)).fetchall()
     db.close()
+    return list(rows)
+
+
+def logged_acts(database: str, room: str) -> set[tuple[int, int]]:
+    rows = logged_rows(database, room)
     acts = set()
     for (raw,) in rows:
         entry = json.loads(raw)
@@ -85,8 +97,7 @@ def logged_acts(database: str, room: str) -> set[tuple[int, int]]:
     return acts
 
 
-def test_kill_minus_nine_loses_nothing(tmp_path):
-    database = str(tmp_path / "durable.db")
+def test_kill_minus_nine_loses_nothing(database):
     server = ServerProcess(database)
     server.start()
     try:

@@ -95,8 +95,8 @@ def check_shown_cards(results: list[Any], storage: Any) -> dict[bool, list[tuple
     return out
 
 
-def test_no_message_leaks_a_hidden_card(tmp_path):
-    with live_server(str(tmp_path / "fuzz.db")) as srv:
+def test_no_message_leaks_a_hidden_card(database):
+    with live_server(database) as srv:
         tokens = [srv.player(f"p{i}")[1] for i in range(3)]
         _, watcher = srv.player("watcher")
 

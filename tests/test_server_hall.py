@@ -18,6 +18,7 @@ pytest.importorskip("starlette")
 from paohuzi.core import rules as rules_module
 from paohuzi.core.options import catalog
 from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.server.backends import open_storage
 from paohuzi.server.economy import (
     CHANGCI,
     RELIEF,
@@ -31,13 +32,14 @@ from paohuzi.server.economy import (
 from paohuzi.server.hall import claim_relief
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server
-from paohuzi.server.storage import PlayerUpdate, SQLiteStorage
+from paohuzi.server.storage import PlayerUpdate
 from paohuzi.server.table import RoomConfig, TableError
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory):
-    with live_server(str(tmp_path_factory.mktemp("hall") / "h.db")) as server:
+def srv(module_database):
+    """A live server on each backend (SQLite, PostgreSQL: conftest.module_database)."""
+    with live_server(module_database) as server:
         yield server
 
 
@@ -97,8 +99,8 @@ def test_pay_caps_every_payer_at_what_he_holds_and_keeps_the_zero_sum():
                 assert 0 <= m <= o  # gets at most what he was owed
 
 
-def test_a_broke_loser_pays_what_he_holds_and_the_winner_gets_what_was_paid(tmp_path):
-    storage = SQLiteStorage(tmp_path / "s.db")
+def test_a_broke_loser_pays_what_he_holds_and_the_winner_gets_what_was_paid(database):
+    storage = open_storage(database)
     loser, _ = storage.create_player("broke", beans=30)
     winner, _ = storage.create_player("rich", beans=500)
     storage.create_room("r1", {})
@@ -136,29 +138,35 @@ def test_a_new_player_starts_with_beans_and_a_stake_room_refuses_too_few(srv):
     assert config["changci"] == "chuji" and config["rules"]["multiplier"] == 2
 
 
-def test_the_changci_multiplier_is_standard_and_a_sit_below_the_minimum_is_refused(tmp_path):
+def test_the_changci_multiplier_is_standard_and_a_sit_below_the_minimum_is_refused(database):
     config = RoomConfig.from_json({"rules": "hunan", "changci": "zhongji"})
     assert config.ruleset.multiplier == 5 and config.standard_stakes
     assert not RoomConfig.from_json({"changci": "zhongji", "multiplier": 2}).standard_stakes
-    server = Server(SQLiteStorage(tmp_path / "e.db"))
+    server = Server(open_storage(database))
     table = server.create_room({"changci": "zhongji", "seats": ["human"] * 3})
     runtime = server.runtimes[table.code]
     poor, _ = server.storage.create_player("poor", beans=4999)
     rich, _ = server.storage.create_player("rich", beans=5000)
-    with pytest.raises(EntryRefused, match=r"中级场.*5000 beans.*you hold 4999"):
-        runtime.check_entry(poor.id)
-    runtime.check_entry(rich.id)  # enough: no error
+    try:
+        with pytest.raises(EntryRefused, match=r"中级场.*5000 beans.*you hold 4999"):
+            runtime.check_entry(poor.id)
+        runtime.check_entry(rich.id)  # enough: no error
+    finally:
+        server.storage.close()
 
 
 # ---- the daily relief -------------------------------------------------------------
 
-def test_the_relief_is_for_the_broke_once_per_utc_day(tmp_path):
-    storage = SQLiteStorage(tmp_path / "r.db")
+def test_the_relief_is_for_the_broke_once_per_utc_day(database):
+    storage = open_storage(database)
     rec, _ = storage.create_player("broke", beans=RELIEF_BELOW - 1)
     day = 1_700_000_000.0
     assert claim_relief(storage, rec, now=day) == RELIEF_BELOW - 1 + RELIEF
-    broke_again = dataclasses.replace(rec, beans=0)
-    storage._db.execute("UPDATE players SET beans = 0 WHERE id = ?", (rec.id,))
+    storage.create_room("r", {})  # he loses it all (to the computers) the same day
+    storage.settle_hand("r", 1, None, [], [PlayerUpdate(rec.id, -9000, -9000, False, 25.0,
+                                                        8.0)], {"k": "settled", "hand": 1})
+    broke_again = storage.player(rec.id)
+    assert broke_again is not None and broke_again.beans == 0
     with pytest.raises(ReliefRefused, match="already"):
         claim_relief(storage, broke_again, now=day + 3600)  # the same UTC day
     assert claim_relief(storage, broke_again, now=day + 86400) == RELIEF  # the next day
@@ -178,8 +186,8 @@ def test_the_relief_endpoint_refuses_a_player_with_beans(srv):
 
 # ---- the leaderboard ----------------------------------------------------------------
 
-def test_the_leaderboard_ranks_players_who_played_by_points_or_beans(tmp_path):
-    storage = SQLiteStorage(tmp_path / "l.db")
+def test_the_leaderboard_ranks_players_who_played_by_points_or_beans(database):
+    storage = open_storage(database)
     ids = [storage.create_player(f"p{i}", beans=1000)[0].id for i in range(4)]
     storage.create_room("r", {})
     storage.settle_hand("r", 1, None, [], [
@@ -233,8 +241,8 @@ def test_hands_must_be_one_of_the_offered_counts():
             RoomConfig.from_json({"hands": bad})
 
 
-def test_a_room_of_four_hands_ends_its_match_with_a_summary_stored_and_shown(tmp_path):
-    server = Server(SQLiteStorage(tmp_path / "m.db"))
+def test_a_room_of_four_hands_ends_its_match_with_a_summary_stored_and_shown(database):
+    server = Server(open_storage(database))
 
     async def go() -> None:
         table = server.create_room({"hands": 4, "claim_window": 0.01,
@@ -270,4 +278,7 @@ def test_a_room_of_four_hands_ends_its_match_with_a_summary_stored_and_shown(tmp
         assert table.match_no == 2 and table.view_for(0)["table"]["summary"] is None
         runtime.stop()
 
-    asyncio.run(go())
+    try:
+        asyncio.run(go())
+    finally:
+        server.storage.close()

@@ -29,8 +29,9 @@ ROOMS: list[dict[str, Any]] = [
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory):
-    with live_server(str(tmp_path_factory.mktemp("presets") / "p.db")) as server:
+def srv(module_database):
+    """A live server on each backend (SQLite, PostgreSQL: conftest.module_database)."""
+    with live_server(module_database) as server:
         yield server
 
 

@@ -19,8 +19,9 @@ from paohuzi.server.economy import STARTING_BEANS
 
 
 @pytest.fixture
-def srv(tmp_path):
-    with live_server(str(tmp_path / "game.db")) as server:
+def srv(database):
+    """A live server on each backend (SQLite, PostgreSQL: conftest.database)."""
+    with live_server(database) as server:
         yield server
 
 

@@ -16,11 +16,11 @@ pytest.importorskip("starlette")
 
 from paohuzi.server import runtime as runtime_module
 from paohuzi.server import settlement
+from paohuzi.server.backends import open_storage
 from paohuzi.server.economy import STARTING_BEANS
 from paohuzi.server.fairness import EntropyError, Shuffle
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server
-from paohuzi.server.storage import SQLiteStorage
 from paohuzi.server.table import RoomConfig, Table
 
 # ---- the seed exploit, over the wire --------------------------------------------------
@@ -34,21 +34,21 @@ async def _states_until(ws: Any, pred: Any, timeout: float) -> dict[str, Any]:
             return msg
 
 
-def test_a_failed_settlement_never_reveals_the_live_seed(tmp_path, monkeypatch):
+def test_a_failed_settlement_never_reveals_the_live_seed(database, monkeypatch):
     """Issue 10 finding 1: a room whose escape penalty overflows SQLite's integers used to
     deal on and write records of the old hand carrying the *live* hand's seed."""
     monkeypatch.setattr(settlement, "RETRY_DELAYS", (0.05,))
-    with live_server(str(tmp_path / "exploit.db")) as srv:
+    with live_server(database) as srv:
         _pid, token = srv.player()
         options = {"level": "heuristic", "bot_delay": 0, "timer": 0.5, "grace": 0,
                    "next_delay": 0.2, "multiplier": 2**62}
         reply = httpx.post(f"{srv.base}/api/rooms/quick", json=options,
                            headers={"authorization": f"Bearer {token}"})
         if reply.status_code == 400:  # stakes bounded (issue 10 item 3): fail it by hand
-            def overflow(self: Any, updates: Any) -> None:
-                if updates:
+            def overflow(self: Any, *args: Any) -> None:
+                if args[-1]:  # the updates (after PostgreSQL's connection)
                     raise OverflowError("Python int too large to convert to SQLite INTEGER")
-            monkeypatch.setattr(SQLiteStorage, "_apply_updates", overflow)
+            monkeypatch.setattr(type(srv.server.storage), "_apply_updates", overflow)
             options["multiplier"] = 1
             reply = httpx.post(f"{srv.base}/api/rooms/quick", json=options,
                                headers={"authorization": f"Bearer {token}"})
@@ -134,22 +134,24 @@ def _failing(original: Any, always: bool, after: bool = False) -> Any:
     return wrapper
 
 
-def _inject(monkeypatch: Any, step: str, always: bool) -> None:
+def _inject(monkeypatch: Any, step: str, always: bool, storage: type) -> None:
+    """Make ``step`` fail; ``storage``: the backend's class (SQLite's or PostgreSQL's,
+    whose private methods take the connection first)."""
     if step == "record":
         monkeypatch.setattr(Table, "finished_record",
                             _failing(Table.finished_record, always))
     elif step == "rate":
         monkeypatch.setattr(Server, "rate", _failing(Server.rate, always))
     elif step == "updates":  # like an overflow: only the players' totals fail
-        failing = _failing(SQLiteStorage._apply_updates, always)
-        original_updates = SQLiteStorage._apply_updates
+        failing = _failing(storage._apply_updates, always)
+        original_updates = storage._apply_updates
 
-        def updates(self: SQLiteStorage, rows: list[Any]) -> None:
-            (failing if rows else original_updates)(self, rows)
-        monkeypatch.setattr(SQLiteStorage, "_apply_updates", updates)
+        def updates(self: Any, *args: Any) -> None:
+            (failing if args[-1] else original_updates)(self, *args)
+        monkeypatch.setattr(storage, "_apply_updates", updates)
     elif step == "rows":  # every row written, then a failure before the commit
-        monkeypatch.setattr(SQLiteStorage, "_settle_rows",
-                            _failing(SQLiteStorage._settle_rows, always, after=True))
+        monkeypatch.setattr(storage, "_settle_rows",
+                            _failing(storage._settle_rows, always, after=True))
     elif step == "apply":  # committed, then applying the entry fails (once)
         original = Table.apply
         seen = {"n": 0}
@@ -168,13 +170,13 @@ STEPS = [(step, always) for step in ("record", "rate", "updates")
 
 
 @pytest.mark.parametrize(("step", "always"), STEPS)
-def test_settlement_survives_a_failure_at_each_step(tmp_path, monkeypatch, step, always):
+def test_settlement_survives_a_failure_at_each_step(database, monkeypatch, step, always):
     monkeypatch.setattr(settlement, "RETRY_DELAYS", (0.01,))
-    server = Server(SQLiteStorage(tmp_path / "s.db"))
+    server = Server(open_storage(database))
 
     async def go() -> list[Shuffle]:
         runtime = _runtime(server)
-        _inject(monkeypatch, step, always)
+        _inject(monkeypatch, step, always, type(server.storage))
         seeds = []
         for _ in range(2):
             seeds.append(_deal(runtime))
@@ -208,10 +210,10 @@ def test_settlement_survives_a_failure_at_each_step(tmp_path, monkeypatch, step,
         server.storage.close()
 
 
-def test_a_hand_left_unsettled_by_a_crash_is_settled_on_restore(tmp_path, monkeypatch):
-    path = tmp_path / "crash.db"
-    server = Server(SQLiteStorage(path))
-    monkeypatch.setattr(SQLiteStorage, "settle_hand", _failing(SQLiteStorage.settle_hand, True))
+def test_a_hand_left_unsettled_by_a_crash_is_settled_on_restore(database, monkeypatch):
+    server = Server(open_storage(database))
+    backend = type(server.storage)
+    monkeypatch.setattr(backend, "settle_hand", _failing(backend.settle_hand, True))
 
     async def first_life() -> tuple[str, Shuffle, str]:
         runtime = _runtime(server)
@@ -226,7 +228,7 @@ def test_a_hand_left_unsettled_by_a_crash_is_settled_on_restore(tmp_path, monkey
             runtime.settle_retry.cancel()
     server.storage.close()  # "crash": nothing of the settlement was written
     monkeypatch.undo()
-    again = Server(SQLiteStorage(path))
+    again = Server(open_storage(database))
     try:
         assert again.restore() == 1
         runtime = again.runtimes[code]
@@ -332,16 +334,16 @@ def test_a_silent_seat_is_waited_for_briefly_and_counted_empty(tmp_path, monkeyp
         assert table.shuffle.secret not in "".join(seen)  # ...but not opened mid-hand
 
 
-def test_a_database_that_refuses_every_settlement_deals_no_hand(tmp_path, monkeypatch):
+def test_a_database_that_refuses_every_settlement_deals_no_hand(database, monkeypatch):
     """While nothing can be written the table waits (no deal over an unsettled hand),
     and settles once the database works again."""
     monkeypatch.setattr(settlement, "RETRY_DELAYS", (0.01,))
-    server = Server(SQLiteStorage(tmp_path / "down.db"))
+    server = Server(open_storage(database))
 
     async def go() -> None:
         runtime = _runtime(server)
         shuffle = _deal(runtime)
-        _inject(monkeypatch, "rows", True)
+        _inject(monkeypatch, "rows", True, type(server.storage))
         _play_out(runtime)
         await runtime.caught_up.wait()  # the end is shown: settlement is tried from here
         await asyncio.sleep(0.2)  # many retries, full and without totals
@@ -380,11 +382,11 @@ def test_a_tianhu_at_the_deal_is_finished_and_waits_for_its_settlement():
     assert result["points"][result["winner"]] > 0
 
 
-def test_the_xingjia_share_reaches_his_totals_and_history(tmp_path):
+def test_the_xingjia_share_reaches_his_totals_and_history(database):
     """The 醒家 sits the hand out and is paid by the losers (§9): his share reaches his
     lifetime points and beans, and the hand is in his history (issue 11 saw match −54
     against lifetime −60)."""
-    server = Server(SQLiteStorage(tmp_path / "x.db"))
+    server = Server(open_storage(database))
 
     async def go() -> None:
         table = server.create_room({"rules": "hunan", "xingjia": True, "claim_window": 0.01,

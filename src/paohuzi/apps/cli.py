@@ -94,11 +94,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="run the game server (needs the server extra)",
                         description="Serve the game over HTTP and WebSocket with an embedded "
-                                    "SQLite database.")
+                                    "SQLite database, or PostgreSQL.")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)
-    sv.add_argument("--database", type=Path, default=None,
-                    help="SQLite file (default: paohuzi.db in the user data folder)")
+    sv.add_argument("--database", default=None,
+                    help="SQLite file (default: paohuzi.db in the user data folder) or a "
+                         "postgresql://user@host/db URL (needs the postgres extra)")
+    sv.add_argument("--redis", default=None,
+                    help="redis://host:port URL: run as one of several processes sharing a "
+                         "PostgreSQL --database (docs/scaling.md)")
+    sv.add_argument("--advertise", default=None,
+                    help="the http://host:port where the other processes reach this one "
+                         "(default: http://HOST:PORT)")
 
     rep = sub.add_parser("replay", help="replay a game record step by step",
                          description="Replay a game record (JSON) through the engine, print "
@@ -158,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from paohuzi.server.serve import main as serve_main
 
-        return serve_main(args.host, args.port, args.database)
+        return serve_main(args.host, args.port, args.database, args.redis, args.advertise)
     if args.command == "replay":
         from paohuzi.game.record import describe
 

@@ -15,21 +15,22 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.server import hall, quickchat
+from paohuzi.server.backends import open_storage
 from paohuzi.server.economy import STARTING_BEANS, EconomyError, EntryRefused, check_entry
 from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_body
 from paohuzi.server.limits import Limits
 from paohuzi.server.matchmaking import AlreadyQueued, MatchSettings, QueueError
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
 from paohuzi.server.rulesdoc import rules_doc
-from paohuzi.server.server import Server, log
-from paohuzi.server.storage import PlayerRecord, SQLiteStorage, Storage, StoredGame
+from paohuzi.server.server import Server, log, normal_room_code
+from paohuzi.server.storage import PlayerRecord, Storage, StoredGame
 from paohuzi.server.table import RoomConfig, TableError
 
 __all__ = ["CARDS", "STATIC", "create_app"]
@@ -89,16 +90,32 @@ def _creator_sits(data: Any, quick: bool) -> bool:
 
 
 def create_app(storage: Storage | None = None, database: str | Path | None = None,
-               limits: Limits | None = None, match: MatchSettings | None = None) -> Starlette:
-    """The ASGI app (``storage`` given, or SQLite at ``database``, closed on shutdown);
+               limits: Limits | None = None, match: MatchSettings | None = None,
+               redis: str | None = None, address: str | None = None) -> Starlette:
+    """The ASGI app (``storage`` given, or the one ``database`` names — a SQLite file or a
+    ``postgresql://`` URL, :func:`~paohuzi.server.backends.open_storage` — closed on
+    shutdown);
     ``limits`` bounds request bodies, rates, spectators and idle rooms (:class:`Limits`
     by default); ``match``: how quick match seats people (:class:`MatchSettings`).
+
+    With ``redis`` (a ``redis://`` URL) the process is one of several sharing a
+    PostgreSQL ``database`` (cluster.py), reachable by the others at ``address``
+    (``http://host:port``).
 
     Raises :class:`~paohuzi.server.dblock.DatabaseInUseError` when another server
     uses that database."""
     owned = storage is None
     if storage is None:
-        storage = SQLiteStorage(database or ":memory:")
+        storage = open_storage(database or ":memory:", shared=redis is not None)
+    cluster = None
+    if redis is not None:
+        from paohuzi.server.cluster import Cluster
+        from paohuzi.server.pgstorage import PostgresStorage
+
+        if not isinstance(storage, PostgresStorage) or address is None:
+            raise ValueError("several processes (--redis) need a PostgreSQL --database and "
+                             "this process's address")
+        cluster = Cluster(storage, redis, address)
     server = Server(storage, limits, match)
     bounds = server.limits
 
@@ -180,11 +197,22 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         """A room against two computer players, in one click."""
         return await new_room(request, quick=True)
 
+    def elsewhere(request: Request, code: str) -> Response | None:
+        """A redirect to the process that serves ``code`` (several processes), if any."""
+        if server.cluster is None or code in server.runtimes:
+            return None
+        owner = server.cluster.owner_address(code)
+        if owner is None or owner == server.cluster.address:
+            return None
+        query = f"?{request.url.query}" if request.url.query else ""
+        return RedirectResponse(f"{owner}{request.url.path}{query}", status_code=307)
+
     async def room_info(request: Request) -> Response:
         code = request.path_params["code"]
         runtime = server.find_room(code)
         if runtime is None:
-            return error(404, f"room not found: no open room {code[:40]!r}")
+            return elsewhere(request, normal_room_code(code)) or error(
+                404, f"room not found: no open room {code[:40]!r}")
         t = runtime.table
         return JSONResponse({"code": t.code, "config": t.config.to_json(),
                              "seats": [{"kind": s.kind, "nickname": s.nickname,
@@ -311,7 +339,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
     async def debug_hash(request: Request) -> Response:
         runtime = server.runtimes.get(request.path_params["code"])
         if runtime is None:
-            return error(404, "no such room")
+            return elsewhere(request, request.path_params["code"]) or \
+                error(404, "no such room")
         return JSONResponse({"hash": runtime.table.state_hash()})
 
     async def websocket(ws: WebSocket) -> None:
@@ -319,10 +348,13 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
-        restored = server.restore()
-        for runtime in server.runtimes.values():
-            runtime.settle_if_needed()  # a hand a crash left unsettled
-            runtime.schedule()
+        if cluster is not None:  # only the rooms no live process owns
+            restored = await cluster.start(server)
+        else:
+            restored = server.restore()
+            for runtime in server.runtimes.values():
+                runtime.settle_if_needed()  # a hand a crash left unsettled
+                runtime.schedule()
         if restored:
             log.info("restored %d table(s)", restored)
         server.matchmaker.adopt()
@@ -331,6 +363,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         yield
         sweeper.cancel()
         matcher.cancel()
+        if cluster is not None:
+            cluster.stop()
         for runtime in server.runtimes.values():
             runtime.stop()
         server.pool.close()

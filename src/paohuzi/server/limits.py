@@ -14,8 +14,9 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Protocol
 
-__all__ = ["Limits", "RateLimiter", "TokenBucket"]
+__all__ = ["Limiter", "Limits", "RateLimiter", "TokenBucket"]
 
 
 @dataclass
@@ -35,6 +36,12 @@ class TokenBucket:
             self.tokens -= 1.0
             return True
         return False
+
+
+class Limiter(Protocol):
+    """What the server asks of a rate limit (in memory here, or shared: cluster.py)."""
+
+    def allow(self, key: str) -> bool: ...
 
 
 @dataclass

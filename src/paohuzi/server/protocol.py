@@ -36,7 +36,7 @@ from paohuzi.server.messages import (
 )
 from paohuzi.server.quickchat import phrase
 from paohuzi.server.runtime import Runtime
-from paohuzi.server.server import Server
+from paohuzi.server.server import Server, normal_room_code
 from paohuzi.server.storage import PlayerRecord
 from paohuzi.server.table import TableError
 
@@ -222,10 +222,23 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
         await ws.send_json({"type": "error", "message": message})
         await ws.close(code=close_code)
 
-    if not server.allow("connections_per_address", address_of(ws)):
+    cluster = server.cluster
+    forwarded = cluster is not None and cluster.is_forwarded(ws)
+    if not forwarded and not server.allow("connections_per_address", address_of(ws)):
         await refuse("too many connections from your address: slow down", 1008)
         return
     runtime = server.find_room(code)
+    if runtime is None and cluster is not None and not forwarded:
+        code = normal_room_code(code)  # as typed (spaces, full-width digits) → as stored
+        owner = cluster.owner_address(code)
+        if owner is not None and owner != cluster.address:  # served by another process
+            from paohuzi.server.cluster import forward
+
+            query = ws.url.query
+            target = owner.replace("http://", "ws://", 1).replace("https://", "wss://", 1)
+            await forward(ws, f"{target}/ws/{code}" + (f"?{query}" if query else ""),
+                          cluster.secret)
+            return
     rec = server.storage.player_by_token(token) if token else None
     if runtime is None or rec is None:
         await refuse("unknown room" if runtime is None else "unknown token",

@@ -1,4 +1,5 @@
-"""``paohuzi serve``: uvicorn serving the app, SQLite in the user's data folder."""
+"""``paohuzi serve``: uvicorn serving the app, SQLite in the user's data folder by default,
+or PostgreSQL (``--database postgresql://…``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ def default_database() -> Path:
     return Path(base) / "paohuzi" / "paohuzi.db"
 
 
-def main(host: str, port: int, database: Path | None) -> int:
+def main(host: str, port: int, database: str | Path | None, redis: str | None = None,
+         advertise: str | None = None) -> int:
     try:
         import uvicorn
 
@@ -25,14 +27,32 @@ def main(host: str, port: int, database: Path | None) -> int:
         sys.stderr.write(f"paohuzi serve needs the server extra: pip install 'paohuzi[server]' "
                          f"({exc.name} is missing)\n")
         return 2
-    from paohuzi.server.dblock import DatabaseInUseError
+    from paohuzi.core.errors import PaohuziError
 
     path = database or default_database()
+    shown = path
+    if str(path).startswith(("postgresql://", "postgres://")):
+        try:
+            import psycopg  # noqa: F401
+            import psycopg_pool  # noqa: F401
+        except ImportError as exc:
+            sys.stderr.write(f"paohuzi serve: a PostgreSQL database needs the postgres extra: "
+                             f"pip install 'paohuzi[postgres]' ({exc.name} is missing)\n")
+            return 2
+        from paohuzi.server.pgstorage import redact_url
+
+        shown = redact_url(str(path))
     try:
-        app = create_app(database=path)
-    except DatabaseInUseError as exc:
+        if redis is not None and not str(path).startswith(("postgresql://", "postgres://")):
+            sys.stderr.write("paohuzi serve: --redis (several processes) needs "
+                             "--database postgresql://…\n")
+            return 2
+        address = advertise or f"http://{host}:{port}"
+        app = create_app(database=path, redis=redis, address=address)
+    except PaohuziError as exc:  # the database is in use, unreachable or too new
         sys.stderr.write(f"paohuzi serve: {exc}\n")
         return 1
-    print(f"paohuzi: serving on http://{host}:{port}/  (database {path})", flush=True)
+    print(f"paohuzi: serving on http://{host}:{port}/  (database {shown}"
+          + (", one of several processes" if redis else "") + ")", flush=True)
     uvicorn.Server(uvicorn_config(app, host, port, log_level="warning")).run()
     return 0

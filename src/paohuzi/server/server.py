@@ -8,10 +8,10 @@ import logging
 import secrets
 import time
 import unicodedata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paohuzi.core.settlement import beans_of
-from paohuzi.server.limits import Limits, RateLimiter
+from paohuzi.server.limits import Limiter, Limits
 from paohuzi.server.matchmaking import Matchmaker, MatchSettings
 from paohuzi.server.quickchat import ChatLimiter
 from paohuzi.server.replays import ReplayCache
@@ -19,6 +19,9 @@ from paohuzi.server.runtime import Runtime
 from paohuzi.server.scheduler import FairPool
 from paohuzi.server.storage import PlayerUpdate, Storage
 from paohuzi.server.table import RoomConfig, Table, TableError
+
+if TYPE_CHECKING:
+    from paohuzi.server.cluster import Cluster
 
 __all__ = ["COMPUTER_THREADS", "ROOM_CODE_DIGITS", "Server", "new_room_code", "normal_room_code"]
 
@@ -68,7 +71,9 @@ class Server:
         self.replays = ReplayCache()
         self.matchmaker = Matchmaker(self, match)  # quick match (issue 16)
         self.chat = ChatLimiter()  # quick chat, per player
-        self.limiters: dict[str, RateLimiter | None] = {
+        self.cluster: Cluster | None = None
+        """Set when several processes share the database (cluster.py)."""
+        self.limiters: dict[str, Limiter | None] = {
             name: self.limits.limiter(name) for name in (
                 "players_per_address", "rooms_per_account", "rooms_per_address",
                 "connections_per_account", "connections_per_address")}
@@ -85,20 +90,25 @@ class Server:
             self.storage.end_room(code)
         for code, config in self.storage.rooms():
             try:
-                room_config = RoomConfig.from_json(config)
+                RoomConfig.from_json(config)
             except TableError as exc:  # options no longer accepted (e.g. huge stakes)
                 log.error("room %s: options refused (%s); room ended", code, exc)
                 self.storage.end_room(code)
                 continue
-            table = Table(code, room_config)
-            for i, entry in enumerate(self.storage.load_log(code)):
-                try:
-                    table.apply(entry)
-                except Exception as exc:  # a bad entry must not keep the server down
-                    log.error("table %s: log entry %d does not apply (%s); skipped", code, i,
-                              type(exc).__name__)
-            self.runtimes[code] = Runtime(self, table)
+            self.restore_room(code, config)
         return len(self.runtimes)
+
+    def restore_room(self, code: str, config: dict[str, Any]) -> Runtime:
+        """Rebuild one table from its log (options already accepted) and serve it."""
+        table = Table(code, RoomConfig.from_json(config))
+        for i, entry in enumerate(self.storage.load_log(code)):
+            try:
+                table.apply(entry)
+            except Exception as exc:  # a bad entry must not keep the server down
+                log.error("table %s: log entry %d does not apply (%s); skipped", code, i,
+                          type(exc).__name__)
+        runtime = self.runtimes[code] = Runtime(self, table)
+        return runtime
 
     @property
     def idle_seconds(self) -> float:
@@ -134,6 +144,8 @@ class Server:
     def create_room(self, options: dict[str, Any]) -> Table:
         config = RoomConfig.from_json(options)
         code = self._store_new_room(config)
+        if self.cluster is not None:
+            self.cluster.claim(code)  # this process owns the new room
         table = Table(code, config)
         self.runtimes[code] = Runtime(self, table)
         return table

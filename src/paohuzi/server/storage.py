@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from paohuzi.server.dblock import DatabaseLock
 from paohuzi.server.economy import pay
+from paohuzi.server.migrations import migrate_sqlite, new_public_id
 
 __all__ = [
     "PlayerRecord",
@@ -35,12 +36,6 @@ __all__ = [
     "hash_token",
     "new_public_id",
 ]
-
-
-def new_public_id() -> str:
-    """A game's id in the public API: 128 random bits, URL-safe (22 characters); the
-    integer primary key stays internal, so ids cannot be counted through."""
-    return secrets.token_urlsafe(16)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,59 +111,6 @@ class Storage(Protocol):
     def close(self) -> None: ...
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS players (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    nickname TEXT NOT NULL,
-    token_hash TEXT NOT NULL UNIQUE,
-    points INTEGER NOT NULL DEFAULT 0,
-    beans INTEGER NOT NULL DEFAULT 0,
-    hands INTEGER NOT NULL DEFAULT 0,
-    wins INTEGER NOT NULL DEFAULT 0,
-    rating_mu REAL NOT NULL DEFAULT 25.0,
-    rating_sigma REAL NOT NULL DEFAULT 8.333333333333334,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS rooms (
-    code TEXT PRIMARY KEY,
-    config TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS table_log (
-    room TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    entry TEXT NOT NULL,
-    PRIMARY KEY (room, seq)
-);
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    room TEXT NOT NULL,
-    record TEXT NOT NULL,
-    finished REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS game_players (
-    game_id INTEGER NOT NULL,
-    player_id INTEGER NOT NULL,
-    PRIMARY KEY (game_id, player_id)
-);
--- ---- hall (issue 11): the bean economy's daily relief, and each match's 大结算 ----
-CREATE TABLE IF NOT EXISTS relief (
-    player_id INTEGER NOT NULL,
-    day TEXT NOT NULL,
-    amount INTEGER NOT NULL,
-    PRIMARY KEY (player_id, day)
-);
-CREATE TABLE IF NOT EXISTS matches (
-    room TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    summary TEXT NOT NULL,
-    finished REAL NOT NULL,
-    PRIMARY KEY (room, number)
-);
--- ---- end of hall ----
-"""
-
-
 class SQLiteStorage:
     """SQLite in WAL mode; one connection guarded by a lock (the server is one process)."""
 
@@ -183,8 +125,7 @@ class SQLiteStorage:
         self._db.execute("PRAGMA synchronous=NORMAL")  # durable across process crashes
         # Checkpoints (which fsync) run in a background thread, never in a request.
         self._db.execute("PRAGMA wal_autocheckpoint=0")
-        self._db.executescript(_SCHEMA)
-        self._migrate()
+        migrate_sqlite(self._db)
         self._lock = threading.Lock()
         self._next_seq: dict[str, int] = {}
         self._stop = threading.Event()
@@ -193,29 +134,6 @@ class SQLiteStorage:
             self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
                                                   name="sqlite-checkpoint")
             self._checkpointer.start()
-
-    def _migrate(self) -> None:
-        """Columns added since the first schema (older databases get them here)."""
-        def columns(table: str) -> set[str]:
-            return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
-
-        if "ended" not in columns("rooms"):
-            self._db.execute("ALTER TABLE rooms ADD COLUMN ended REAL")
-        if "touched" not in columns("rooms"):
-            self._db.execute("ALTER TABLE rooms ADD COLUMN touched REAL")
-            self._db.execute("UPDATE rooms SET touched = created")
-        if "public_id" not in columns("games"):
-            self._db.execute("ALTER TABLE games ADD COLUMN public_id TEXT")
-        missing = self._db.execute("SELECT id FROM games WHERE public_id IS NULL").fetchall()
-        for (game_id,) in missing:
-            self._db.execute("UPDATE games SET public_id = ? WHERE id = ?",
-                             (new_public_id(), game_id))
-        self._db.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_public_id "
-                         "ON games (public_id)")
-        if "hand_no" not in columns("games"):
-            self._db.execute("ALTER TABLE games ADD COLUMN hand_no INTEGER")
-        self._db.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_room_hand "
-                         "ON games (room, hand_no)")
 
     def _checkpoint_loop(self) -> None:
         """Fold the WAL into the database every second, on its own connection."""

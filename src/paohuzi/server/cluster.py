@@ -1,0 +1,275 @@
+"""Several server processes on one PostgreSQL and one Redis (docs/scaling.md).
+
+Every open room is owned by exactly one process at a time, through a lease in
+PostgreSQL with a fencing token (:class:`~paohuzi.server.pgstorage.PostgresStorage`):
+the owner renews its leases every :data:`RENEW_EVERY` seconds; a process that finds a
+room's lease expired (its owner died, or stalled) takes it over, replays the room's
+log and resumes the table. A stale owner can never write again: the token is checked
+in the same transaction as every log append.
+
+A connection to a room owned elsewhere is *forwarded*: the process it reached opens a
+WebSocket to the owner and relays the frames both ways (:func:`forward`), so any load
+balancer and any client work unchanged; HTTP requests about such a room are
+redirected. Redis holds the routes (room -> owner's address, a cache of the leases),
+the live processes, and the shared rate limits (:class:`RedisRateLimiter`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+import time
+from typing import TYPE_CHECKING, Any
+
+from paohuzi.server.pgstorage import PostgresStorage
+from paohuzi.server.table import RoomConfig, TableError
+
+if TYPE_CHECKING:
+    from starlette.websockets import WebSocket
+
+    from paohuzi.server.server import Server
+
+__all__ = ["LEASE_TTL", "RENEW_EVERY", "Cluster", "RedisRateLimiter", "forward"]
+
+log = logging.getLogger("paohuzi.server")
+
+LEASE_TTL = 4.0
+"""Seconds a room's lease lasts without renewal: a dead owner's rooms are taken over
+within ``LEASE_TTL + RENEW_EVERY`` seconds of its last renewal."""
+RENEW_EVERY = 1.0
+"""Seconds between renewals of a process's leases (and its looks for orphan rooms)."""
+FORWARDED = "x-paohuzi-forwarded"
+"""The header a forwarding process sends the owner (the cluster's shared secret): the
+client's connection was counted where it arrived."""
+
+_BUCKET = """
+local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
+local tokens, stamp = tonumber(state[1]) or burst, tonumber(state[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+local allowed = 0
+if tokens >= 1 then tokens = tokens - 1; allowed = 1 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'stamp', tostring(now))
+redis.call('EXPIRE', KEYS[1], math.ceil(burst / math.max(rate, 0.001)) + 1)
+return allowed
+"""
+
+
+class RedisRateLimiter:
+    """A token bucket per key kept in Redis, so every process counts against one limit
+    (the same rule as :class:`~paohuzi.server.limits.RateLimiter`, atomic in a script
+    that reads Redis's clock)."""
+
+    def __init__(self, client: Any, name: str, rate: float, burst: int) -> None:
+        self._client = client
+        self._prefix = f"paohuzi:limit:{name}:"
+        self._rate, self._burst = rate, burst
+        self._script = client.register_script(_BUCKET)
+
+    def allow(self, key: str) -> bool:
+        seconds, micros = self._client.time()
+        now = float(seconds) + float(micros) / 1e6
+        return bool(self._script(keys=[self._prefix + key],
+                                 args=[self._rate, self._burst, now]))
+
+
+class Cluster:
+    """This process's part in a cluster: its leases, routes, presence and limits."""
+
+    def __init__(self, storage: PostgresStorage, redis_url: str, address: str,
+                 ttl: float = LEASE_TTL, renew_every: float = RENEW_EVERY) -> None:
+        import redis
+
+        if not storage.shared:
+            raise ValueError("a cluster's storage must be opened shared (several processes)")
+        self.storage = storage
+        self.address = address.rstrip("/")
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.ttl, self.renew_every = ttl, renew_every
+        self.redis = redis.Redis.from_url(redis_url, socket_timeout=5)
+        self.redis.set("paohuzi:cluster-secret", secrets.token_urlsafe(24), nx=True)
+        self.secret = _text(self.redis.get("paohuzi:cluster-secret"))
+        self.server: Server | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    # ---- rate limits shared by every process ---------------------------------------------
+
+    def share_limits(self, server: Server) -> None:
+        """Replace the server's in-memory rate limits by limits counted in Redis."""
+        for name in list(server.limiters):
+            setting: tuple[float, int] | None = getattr(server.limits, name)
+            server.limiters[name] = None if setting is None else \
+                RedisRateLimiter(self.redis, name, *setting)
+
+    def is_forwarded(self, ws: WebSocket) -> bool:
+        """Whether a connection was forwarded by another process of this cluster."""
+        given = ws.headers.get(FORWARDED, "")
+        return bool(given) and secrets.compare_digest(given, self.secret)
+
+    # ---- leases, routes, takeover -------------------------------------------------------
+
+    def claim(self, code: str) -> None:
+        """Own a room just created here (its code is new: the lease is free)."""
+        if self.storage.acquire_lease(code, self.owner, self.address, self.ttl) is None:
+            raise RuntimeError(f"room {code}: its new lease is held elsewhere")
+        self._route(code)
+
+    def _route(self, *codes: str) -> None:
+        if not codes:
+            return
+        pipe = self.redis.pipeline()
+        for code in codes:
+            pipe.set(f"paohuzi:route:{code}", self.address, ex=max(1, int(self.ttl * 2)))
+        pipe.set(f"paohuzi:process:{self.owner}", self.address, ex=max(1, int(self.ttl * 2)))
+        pipe.execute()
+
+    def owner_address(self, code: str) -> str | None:
+        """Where ``code`` is served (Redis's route, else the lease); None: nowhere now."""
+        cached = self.redis.get(f"paohuzi:route:{code}")
+        if cached is not None:
+            return _text(cached)
+        holder = self.storage.lease_holder(code)
+        return None if holder is None else holder[1]
+
+    def processes(self) -> dict[str, str]:
+        """The live processes of the cluster and their addresses."""
+        out = {}
+        for key in self.redis.scan_iter(match="paohuzi:process:*"):
+            value = self.redis.get(key)
+            if value is not None:
+                out[_text(key).removeprefix("paohuzi:process:")] = _text(value)
+        return out
+
+    async def start(self, server: Server) -> int:
+        """Take this process's part: share the limits, adopt the orphan rooms, and keep
+        the leases (a background task). The number of rooms adopted."""
+        self.server = server
+        server.cluster = self
+        self.share_limits(server)
+        adopted = self.adopt()
+        self._task = asyncio.create_task(self._keep())
+        return adopted
+
+    def adopt(self) -> int:
+        """Take over every open room whose lease is free or expired: replay its log and
+        resume it. The number taken."""
+        server = self.server
+        assert server is not None
+        taken = []
+        for code in self.storage.unowned_rooms():
+            if code in server.runtimes:
+                continue
+            config = self.storage.room(code)
+            if config is None or self.storage.acquire_lease(
+                    code, self.owner, self.address, self.ttl) is None:
+                continue
+            try:
+                RoomConfig.from_json(config)
+            except TableError as exc:
+                log.error("room %s: options refused (%s); room ended", code, exc)
+                self.storage.end_room(code)
+                continue
+            started = time.monotonic()
+            runtime = server.restore_room(code, config)
+            runtime.settle_if_needed()  # a hand its dead owner left unsettled
+            runtime.schedule()
+            taken.append(code)
+            log.info("room %s taken over (replayed in %.3f s)", code,
+                     time.monotonic() - started)
+        self._route(*taken)
+        return len(taken)
+
+    async def _keep(self) -> None:
+        while True:
+            await asyncio.sleep(self.renew_every)
+            try:
+                lost = self.storage.renew_leases(self.owner, self.ttl)
+                for code in lost:
+                    await self.drop(code)
+                server = self.server
+                assert server is not None
+                self._route(*server.runtimes)
+                self.adopt()
+            except Exception as exc:  # pragma: no cover - the keeper must go on
+                log.error("cluster: lease upkeep failed (%s: %s)", type(exc).__name__, exc)
+
+    async def drop(self, code: str) -> None:
+        """Stop serving a room whose lease was lost: its connections are closed (1012,
+        service restart), so their clients reconnect and are forwarded to the new owner."""
+        server = self.server
+        assert server is not None
+        runtime = server.runtimes.pop(code, None)
+        if runtime is None:
+            return
+        log.warning("room %s: lease lost to another process; no longer served here", code)
+        runtime.stop()
+        for client in list(runtime.clients):
+            with contextlib.suppress(Exception):
+                await client.ws.close(code=1012)
+
+    def stop(self) -> None:
+        """A clean shutdown: give every lease up, so other processes take the rooms now."""
+        if self._task is not None:
+            self._task.cancel()
+        server = self.server
+        if server is not None:
+            for code in list(server.runtimes):
+                with contextlib.suppress(Exception):
+                    self.storage.release_lease(code, self.owner)
+        with contextlib.suppress(Exception):
+            self.redis.delete(f"paohuzi:process:{self.owner}")
+        self.redis.close()
+
+
+def _text(value: Any) -> str:
+    """A Redis reply as text.
+
+    >>> _text(b"http://a:1"), _text("x")
+    ('http://a:1', 'x')
+    """
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+async def forward(ws: WebSocket, url: str, secret: str) -> None:
+    """Relay an accepted connection to the room's owner at ``url`` (``ws://…``) and back,
+    until either side closes; the owner's close code is passed on (1012 when the owner
+    cannot be reached: the client reconnects, and finds the room's next owner)."""
+    import websockets
+
+    try:
+        upstream = await websockets.connect(url, max_size=2**22, open_timeout=5,
+                                            additional_headers={FORWARDED: secret})
+    except (OSError, websockets.InvalidHandshake, TimeoutError):
+        await ws.close(code=1012)
+        return
+
+    async def client_to_owner() -> None:
+        while True:
+            frame = await ws.receive()
+            if frame["type"] == "websocket.disconnect":
+                return
+            data = frame.get("text")
+            await upstream.send(data if data is not None else frame.get("bytes") or b"")
+
+    async def owner_to_client() -> None:
+        async for data in upstream:
+            if isinstance(data, str):
+                await ws.send_text(data)
+            else:
+                await ws.send_bytes(data)
+
+    tasks = [asyncio.create_task(client_to_owner()), asyncio.create_task(owner_to_client())]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        code = upstream.close_code or 1012
+        await upstream.close()
+        with contextlib.suppress(Exception):
+            await ws.close(code=code if 1000 <= code < 5000 and code != 1006 else 1012)

@@ -1,0 +1,251 @@
+"""Three server processes on one PostgreSQL and one Redis (docs/scaling.md): a room
+created through one process is joined through the two others (forwarded to its owner),
+played to settlement; then its owner is killed (-9) mid-hand, another process takes
+the room over within a bounded time, and the hand finishes exactly as its log replays."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import httpx
+import pytest
+from server_util import free_port
+
+from paohuzi.server.client import BotClient
+from paohuzi.server.cluster import LEASE_TTL, RENEW_EVERY
+from paohuzi.server.table import RoomConfig, Table
+
+pytest.importorskip("psycopg")
+pytest.importorskip("redis")
+
+FAILOVER_BOUND = LEASE_TTL + 2 * RENEW_EVERY + 3.0
+"""Seconds from the owner's death to its room served again, at most (the lease's
+lifetime and two upkeep rounds, and a margin for a loaded test machine)."""
+
+
+class Process:
+    """``paohuzi serve`` as one process of a cluster."""
+
+    def __init__(self, database: str, redis: str) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "paohuzi", "serve", "--port", str(self.port),
+             "--database", database, "--redis", redis],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env={**os.environ, "PAOHUZI_DEBUG_STATE_HASH": "1"})
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.proc.stderr.read().decode()[-2000:]}"
+                                   if self.proc.stderr else "server exited")
+            try:
+                httpx.get(f"{self.base}/api/rooms/x", timeout=0.5)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        raise RuntimeError("server did not start")
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def ws(self, room: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/{room}"
+
+    def kill9(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+
+def owner_port(database: str, room: str) -> int:
+    import psycopg
+
+    with psycopg.connect(database) as conn:
+        row = conn.execute("SELECT address FROM room_leases WHERE room = %s", (room,)).fetchone()
+    assert row is not None
+    return int(str(row[0]).rsplit(":", 1)[1])
+
+
+def replayed(database: str, room: str) -> tuple[Table, list[dict[str, Any]]]:
+    """The room's table rebuilt from its log alone, and the records stored for it."""
+    import psycopg
+
+    with psycopg.connect(database) as conn:
+        config = conn.execute("SELECT config FROM rooms WHERE code = %s", (room,)).fetchone()
+        entries = conn.execute("SELECT entry FROM table_log WHERE room = %s ORDER BY seq",
+                               (room,)).fetchall()
+        records = conn.execute("SELECT record FROM games WHERE room = %s ORDER BY hand_no",
+                               (room,)).fetchall()
+    table = Table(room, RoomConfig.from_json(json.loads(config[0])))
+    for (raw,) in entries:
+        table.apply(json.loads(raw))
+    return table, [json.loads(r) for (r,) in records]
+
+
+def finished(bot: BotClient, hand_no: int) -> bool:
+    """Whether the bot has been shown the end of hand ``hand_no`` (or a later hand)."""
+    state = bot.last_state or {}
+    shown = state.get("table", {}).get("hand_no", 0)
+    ended = (state.get("view") or {}).get("result") is not None
+    return bool(shown > hand_no or (shown == hand_no and ended))
+
+
+async def play_on(bots: list[BotClient], urls: list[list[str]], hand_no: int,
+                  timeout: float) -> None:
+    """Each bot plays until it is shown the end of hand ``hand_no``, reconnecting by
+    itself (to the next address of its list) whenever its connection ends."""
+    async def one(bot: BotClient, choices: list[str]) -> None:
+        deadline = time.monotonic() + timeout
+        tries = 0
+        while not finished(bot, hand_no) and time.monotonic() < deadline:
+            bot.ws_url = choices[tries % len(choices)]
+            tries += 1
+            task = asyncio.create_task(bot.play(10**6, timeout=deadline - time.monotonic()))
+            while not task.done() and not finished(bot, hand_no):
+                await asyncio.sleep(0.02)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            if not finished(bot, hand_no):
+                await asyncio.sleep(0.2)
+    await asyncio.gather(*(one(b, u) for b, u in zip(bots, urls, strict=True)))
+
+
+def test_three_processes_one_room_and_a_failover(postgres_url: str, redis_url: str) -> None:
+    procs = [Process(postgres_url, redis_url) for _ in range(3)]
+    a, b, c = procs
+    try:
+        tokens = [httpx.post(f"{p.base}/api/players", json={"nickname": f"p{i}"}).json()["token"]
+                  for i, p in enumerate(procs)]
+        me = httpx.get(f"{c.base}/api/me", headers={"authorization": f"Bearer {tokens[0]}"})
+        assert me.status_code == 200  # accounts are the same from every process
+        room = httpx.post(f"{a.base}/api/rooms", json={
+            "seats": ["human"] * 3, "timer": 60, "next_delay": 0.2, "bot_delay": 0,
+            "claim_window": 0.05}, headers={"authorization": f"Bearer {tokens[0]}"}
+        ).json()["code"]
+        assert owner_port(postgres_url, room) == a.port
+        info = httpx.get(f"{b.base}/api/rooms/{room}", follow_redirects=True)
+        assert info.status_code == 200 and info.json()["code"] == room
+        # 1. joined through A, B and C (B and C forward to A), played to settlement
+        bots = [BotClient(p.ws(room), tokens[s], seat=s, seed=s, think=0.02,
+                          keep_messages=False) for s, p in enumerate(procs)]
+        asyncio.run(play_on(bots, [[p.ws(room)] for p in procs], 1, 90))
+        assert all(finished(bot, 1) for bot in bots)
+        table, records = replayed(postgres_url, room)
+        assert len(records) >= 1 and records[0]["hand_no"] == 1
+        assert not any(bot.errors for bot in bots), [bot.errors for bot in bots]
+
+        # 2. kill -9 the owner mid-hand; another process takes the room over
+        async def second_hand() -> float:
+            urls = [[b.ws(room), c.ws(room)], [b.ws(room)], [c.ws(room)]]
+            for bot, choices in zip(bots, urls, strict=True):
+                bot.ws_url = choices[0]
+            task = asyncio.create_task(play_on(bots, urls, 2, 120))
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                state = bots[1].last_state or {}
+                if state.get("table", {}).get("hand_no") == 2 and \
+                        state.get("events_from", 0) + len(state.get("events", [])) > 3:
+                    break
+                await asyncio.sleep(0.02)
+            else:
+                raise AssertionError("the second hand did not start")
+            a.kill9()
+            killed = time.monotonic()
+            async with httpx.AsyncClient(follow_redirects=True) as http:
+                while True:
+                    with_owner = False
+                    for p in (b, c):
+                        try:
+                            got = await http.get(f"{p.base}/api/debug/rooms/{room}/hash",
+                                                 timeout=1)
+                            with_owner = with_owner or got.status_code == 200
+                        except httpx.HTTPError:
+                            pass
+                    if with_owner:
+                        break
+                    assert time.monotonic() - killed < 60, "nobody took the room over"
+                    await asyncio.sleep(0.05)
+            failover = time.monotonic() - killed
+            await task
+            return failover
+
+        failover = asyncio.run(second_hand())
+        print(f"takeover after kill -9: {failover:.2f} s")
+        assert failover < FAILOVER_BOUND, f"takeover took {failover:.1f} s"
+        assert owner_port(postgres_url, room) in (b.port, c.port)
+        assert all(finished(bot, 2) for bot in bots)
+
+        # 3. the hand finished exactly as its log replays, and no acknowledged act is lost
+        table, records = replayed(postgres_url, room)
+        assert [r["hand_no"] for r in records][:2] == [1, 2]
+        logged = {(e["seat"], e["seq"]) for e in _acts(postgres_url, room)}
+        acked = {(s, q) for s, bot in enumerate(bots) for q, _ in bot.acked}
+        assert acked <= logged
+        replay = Table(room, table.config)
+        for entry in _entries(postgres_url, room):
+            replay.apply(entry)
+            if entry == {"k": "settled", "hand": 2}:
+                break
+        # the record the new owner stored is the one the log alone gives
+        assert records[1]["actions"] == _without_totals(records[1])["actions"]
+        assert replay.last_summary is not None and replay.last_hand is not None
+        rebuilt = replay.finished_record()
+        stored = _without_totals(records[1])
+        assert rebuilt == stored
+        owner = b if owner_port(postgres_url, room) == b.port else c
+        live = httpx.get(f"{owner.base}/api/debug/rooms/{room}/hash").json()["hash"]
+        table, _ = replayed(postgres_url, room)
+        assert live == table.state_hash()
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def _entries(database: str, room: str) -> list[dict[str, Any]]:
+    import psycopg
+
+    with psycopg.connect(database) as conn:
+        rows = conn.execute("SELECT entry FROM table_log WHERE room = %s ORDER BY seq",
+                            (room,)).fetchall()
+    return [json.loads(r) for (r,) in rows]
+
+
+def _acts(database: str, room: str) -> list[dict[str, Any]]:
+    return [e for e in _entries(database, room)
+            if e["k"] == "act" and e.get("player") is not None]
+
+
+def _without_totals(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "totals"}
+
+
+def test_rate_limits_are_shared_through_redis(redis_url: str) -> None:
+    import redis
+
+    from paohuzi.server.cluster import RedisRateLimiter
+
+    one, two = redis.Redis.from_url(redis_url), redis.Redis.from_url(redis_url)
+    first = RedisRateLimiter(one, "rooms_per_address", rate=0.0, burst=3)
+    second = RedisRateLimiter(two, "rooms_per_address", rate=0.0, burst=3)
+    answers = [first.allow("1.2.3.4"), second.allow("1.2.3.4"), first.allow("1.2.3.4"),
+               second.allow("1.2.3.4")]
+    assert answers == [True, True, True, False]  # one bucket for both processes
+    assert second.allow("5.6.7.8")  # another key, its own bucket
+    one.close()
+    two.close()
