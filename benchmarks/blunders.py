@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from blunder_positions import POSITIONS, Blunder  # noqa: E402
+from blunder_positions import POSITIONS, Blunder
 
-from paohuzi.game.actions import Action  # noqa: E402
-from paohuzi.game.engine import Hand  # noqa: E402
-from paohuzi.game.resample import resample_hand  # noqa: E402
-from paohuzi.game.view import observe  # noqa: E402
-from paohuzi.players.heuristic import HeuristicPlayer  # noqa: E402
+from paohuzi.game.actions import Action
+from paohuzi.game.engine import Hand
+from paohuzi.game.resample import resample_hand
+from paohuzi.game.view import observe
+from paohuzi.players.heuristic import HeuristicPlayer
 
 Z95 = 1.959963984540054
 

@@ -54,7 +54,7 @@ from paohuzi.core.solver import Arrangement, may_win, partial_huxi_counts, solve
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.view import Observation
 
-__all__ = ["HeuristicPlayer", "danger", "hand_value", "mingtang_potential"]
+__all__ = ["HeuristicPlayer", "danger", "hand_value", "mingtang_potential", "wait_cards"]
 
 # ---- shape: blocks per size, memoised on packed counts (3 bits a value) ------------
 
@@ -179,6 +179,14 @@ def _waits_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
     return total
 
 
+def wait_cards(hand: list[int], melds: Sequence[Group], rules: Ruleset) -> frozenset[int]:
+    """The cards the hand would win on (shown by another seat), live or not."""
+    return frozenset(
+        card for card in range(KINDS) if may_win(hand, melds, card, rules.min_huxi)
+        and solve_counts(hand, melds, card, Source.OTHER, min_huxi=rules.min_huxi,
+                         trusted=True) is not None)
+
+
 def mingtang_potential(hand: Sequence[int], melds: Sequence[Group], rules: Ruleset) -> int:
     """The 番 beyond 平胡 the cards owned now would score if they won as they are (their
     red, big and small counts, as :mod:`paohuzi.core.mingtang` reads them; 对对胡 is not
@@ -295,6 +303,8 @@ class HeuristicPlayer:
     that share of decisions is taken at random (the ``easy`` level)."""
 
     needs_view = True
+    needs_events = False
+    """It reads the piles, not the event list."""
 
     def __init__(self, seed: int | None = None, noise: float = 0.0, fast: bool = False) -> None:
         self.rng = random.Random(seed)
