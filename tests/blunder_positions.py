@@ -73,4 +73,12 @@ DEAD_WAIT = Blunder(
     lambda: dealer_start("叁叁叁叁 壹贰 四六 七十 伍陆柒 捌捌捌 九九 一一一", "九", 1),
     right="discard 壹", wrong="discard 十")
 
-POSITIONS = (MINGTANG, DEAD_WAIT)
+DANGER = Blunder(
+    "danger: throw the card the 下家 threw himself (臭 for him), not one he may 吃",
+    # seat 1 to discard; its 下家 (seat 2) threw 六, so 六 is 臭 for him: he can neither
+    # 吃 nor 碰 it; 贰 (as many copies unseen) he may.
+    lambda: played(294, [(0, "discard 五"), (2, "discard 六"), (0, "pass"),
+                         (0, "discard 一"), (1, "peng")]),
+    right="discard 六", wrong="discard 贰")
+
+POSITIONS = (MINGTANG, DEAD_WAIT, DANGER)
