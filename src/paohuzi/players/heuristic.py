@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from paohuzi.core.cardcount import must_discard
-from paohuzi.core.cards import KINDS
+from paohuzi.core.cards import ALL_CARDS, KINDS
 from paohuzi.core.groups import (
     JIAOS,
     SCORING_VALUES,
@@ -47,7 +47,7 @@ from paohuzi.core.groups import (
     group_huxi,
 )
 from paohuzi.core.kinds import Source
-from paohuzi.core.mingtang import facts_of, table_of
+from paohuzi.core.mingtang import HandFacts, MingtangTable, table_of
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import settle, win_context
 from paohuzi.core.solver import Arrangement, may_win, partial_huxi_counts, solve_counts
@@ -135,10 +135,13 @@ _HALF_DEAD = 0.75
 
 def _dead_masks(live: Sequence[int] | None) -> tuple[int, int]:
     """Per size, the bit mask of values with no live copy (all four seen)."""
-    if live is None:
-        return 0, 0
-    small = sum(1 << v for v in range(10) if live[v] <= 0)
-    big = sum(1 << v for v in range(10) if live[v + 10] <= 0)
+    small = big = 0
+    if live is not None and 0 in live:
+        for v in range(10):
+            if live[v] <= 0:
+                small |= 1 << v
+            if live[v + 10] <= 0:
+                big |= 1 << v
     return small, big
 
 
@@ -199,10 +202,38 @@ def mingtang_potential(hand: Sequence[int], melds: Sequence[Group], rules: Rules
     >>> mingtang_potential(counts_of(parse_cards("二七十 贰柒拾")), [], Ruleset())
     0
     """
-    cards = [c for c in range(KINDS) for _ in range(hand[c])]
-    cards += [c for m in melds for c in m.cards]
-    table = table_of(rules)
-    return table.fan(table.find(facts_of(cards, all_identical=False)), haidi=False) - 1
+    red = big = total = 0
+    for card in range(KINDS):
+        n = hand[card]
+        if n:
+            total += n
+            red += n * _RED[card]
+            big += n * _BIG[card]
+    for meld in melds:
+        for card in meld.cards:
+            total += 1
+            red += _RED[card]
+            big += _BIG[card]
+    return _fan_beyond(table_of(rules), red, big, total - big)
+
+
+_RED = tuple(int(card.is_red) for card in ALL_CARDS)
+_BIG = tuple(int(card.is_big) for card in ALL_CARDS)
+
+
+def _fan_beyond(table: MingtangTable, red: int, big: int, small: int) -> int:
+    """The 番 beyond 平胡 of a table for these counts (not 对对胡), memoised."""
+    key = (id(table), red, big, small)
+    fan = _fan_memo.get(key)
+    if fan is None:
+        fan = table.fan(table.find(HandFacts(red, big, small, all_identical=False)),
+                        haidi=False) - 1
+        _fan_memo[key] = fan
+    return fan
+
+
+_fan_memo: dict[tuple[int, int, int, int], int] = {}
+"""Keyed by the table's id: the tables are module constants, alive for good."""
 
 
 @functools.cache
@@ -269,26 +300,40 @@ def danger(view: Observation, card: int, live: Sequence[int]) -> float:
     weighted by how near that seat is to winning (its visible table 胡息 and groups).
     Late in the hand (a short wall) every risk counts more.
     """
+    return dangers(view, live)(card)
+
+
+def dangers(view: Observation, live: Sequence[int]) -> Callable[[int], float]:
+    """:func:`danger` of each card, the seats' facts worked out once."""
     me = view.seat
     hidden = sum(live) or 1
     min_huxi = view.rules.min_huxi
-    peng_gain = Group.identical(GroupKind.PENG, card).huxi / 3.0 + 1.0
-    total = 0.0
+    xiajia = None if me is None else (me + 1) % view.players
+    late = _DANGER * (1.5 if view.wall < 8 else 1.0)
+    seats = []
     for seat in range(view.players):
-        if seat == me or not view.hand_sizes[seat] or card in view.piles[seat]:
+        if seat == me or not view.hand_sizes[seat]:
             continue
-        share = view.hand_sizes[seat] / hidden
-        risk = _holds_both(live, card, card, share) * peng_gain
-        if me is not None and seat == (me + 1) % view.players:
-            missing = 1.0
-            for first, second, huxi in _CHI_SHAPES[card]:
-                p = _holds_both(live, first, second, share)
-                missing *= 1.0 - p * (huxi / 3.0 + 1.0) / 3.0
-            risk += 1.0 - missing
-        melds = view.melds[seat]
-        near = 1.0 + min(1.0, view.table_huxi(seat) / min_huxi) + 0.15 * len(melds)
-        total += risk * near
-    return _DANGER * total * (1.5 if view.wall < 8 else 1.0)
+        near = 1.0 + min(1.0, view.table_huxi(seat) / min_huxi) + 0.15 * len(view.melds[seat])
+        seats.append((seat, view.hand_sizes[seat] / hidden, near, frozenset(view.piles[seat])))
+
+    def of(card: int) -> float:
+        peng_gain = Group.identical(GroupKind.PENG, card).huxi / 3.0 + 1.0
+        total = 0.0
+        for seat, share, near, chou in seats:
+            if card in chou:
+                continue
+            risk = _holds_both(live, card, card, share) * peng_gain
+            if seat == xiajia:
+                missing = 1.0
+                for first, second, huxi in _CHI_SHAPES[card]:
+                    p = _holds_both(live, first, second, share)
+                    missing *= 1.0 - p * (huxi / 3.0 + 1.0) / 3.0
+                risk += 1.0 - missing
+            total += risk * near
+        return late * total
+
+    return of
 
 
 _DANGER = 0.3
@@ -336,6 +381,7 @@ class HeuristicPlayer:
                        ) -> list[tuple[float, int, Action]]:
         """First-pass values of the legal discards (waits not valued), best first."""
         rules = view.rules
+        danger_of = dangers(view, live)
         scored: list[tuple[float, int, Action]] = []
         for i, action in enumerate(legal):
             if not isinstance(action, Discard):
@@ -344,7 +390,7 @@ class HeuristicPlayer:
             hand[card] -= 1
             value = hand_value(hand, melds, live, rules.min_huxi, waits=False, rules=rules)
             hand[card] += 1
-            value -= danger(view, card, live)
+            value -= danger_of(card)
             if card % 10 in (0, 9):  # edge cards 一/十 go first, all else equal
                 value += 0.05
             scored.append((value, -i, action))

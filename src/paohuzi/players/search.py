@@ -40,7 +40,8 @@ from paohuzi.core.groups import Group
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.engine import Hand, PositionError
 from paohuzi.game.resample import resample_hand
-from paohuzi.game.view import Observation, observe
+from paohuzi.game.view import Observation
+from paohuzi.players import observation_for
 from paohuzi.players.heuristic import HeuristicPlayer, mingtang_potential, wait_cards
 
 __all__ = ["SearchPlayer"]
@@ -169,8 +170,9 @@ class SearchPlayer:
         while not hand.ended and steps < 400:
             seat = hand.pending_seats()[0]
             legal = hand.legal_actions(seat)
-            choice = legal[0] if len(legal) == 1 else players[seat].choose(
-                observe(hand, seat, events=False), legal)
+            player = players[seat]
+            choice = legal[0] if len(legal) == 1 else player.choose(
+                observation_for(player, hand, seat), legal)
             hand.act(seat, choice)
             steps += 1
         assert hand.result is not None
