@@ -108,3 +108,19 @@ def test_search_gets_the_same_observation_online_and_in_the_arena() -> None:
     view = observation_for(search, hand, seat)
     assert view is not None and view.events == observe(hand, seat).events
     assert observation_for(HeuristicPlayer(1), hand, seat) is not None
+
+
+def test_every_position_has_a_recorded_proof() -> None:
+    """``benchmarks/blunders.md`` (the paired roll-outs' output) holds, for every
+    position, its right move and blunder with a 95% interval above 0."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "benchmarks" / "blunders.md").read_text(
+        encoding="utf-8")
+    rows = {cells[1]: cells for line in text.splitlines() if line.startswith("| ")
+            for cells in [[c.strip() for c in line.split("|")]]}
+    for blunder in POSITIONS:
+        cells = rows[blunder.name]
+        assert (cells[2], cells[3]) == (blunder.right, blunder.wrong)
+        low = float(cells[5].strip("[]").split(",")[0])
+        assert low > 0, blunder.name
