@@ -76,7 +76,7 @@ def play_hand(hand: Hand, players: Sequence[Player],
 
 LEVELS = {
     "easy": "heuristic, with 30% of its decisions taken at random",
-    "normal": "search: 6 determinisations x 2 candidates (p99 under 200 ms)",
+    "normal": "search: 5 determinisations x 2 candidates (p99 under 200 ms)",
     "hard": "search: 16 determinisations x 3 candidates (p99 under 1 s)",
 }
 """The levels a person picks, and what plays at each."""
@@ -97,7 +97,7 @@ def make_player(name: str, seed: int | None = None) -> Player:
     if name == "easy":
         return HeuristicPlayer(seed, noise=0.3)
     if name in ("search", "normal"):
-        return SearchPlayer(seed, samples=6, candidates=2)
+        return SearchPlayer(seed, samples=5, candidates=2)
     if name == "hard":
         return SearchPlayer(seed, samples=16, candidates=3)
     raise ValueError(f"unknown player {name!r}; players: {', '.join(PLAYER_NAMES)}")
