@@ -26,7 +26,8 @@ from paohuzi.game.actions import Action
 from paohuzi.game.engine import Hand, HandResult
 from paohuzi.game.view import Observation, observe
 
-__all__ = ["LEVELS", "PLAYER_NAMES", "Player", "RandomPlayer", "make_player", "play_hand"]
+__all__ = ["LEVELS", "PLAYER_NAMES", "Player", "RandomPlayer", "make_player", "observation_for",
+           "play_hand"]
 
 
 class Player(Protocol):
@@ -47,6 +48,17 @@ class RandomPlayer:
         return legal[self.rng.randrange(len(legal))]
 
 
+def observation_for(player: object, hand: Hand, seat: int) -> Observation | None:
+    """What a computer player is given of ``hand`` at ``seat``: the one builder that
+    :func:`play_hand`, the arena and the server use, so a player plays the same online
+    and offline. ``None`` for a player that reads nothing (``needs_view = False``); the
+    event list unless the player says it does not read it (``needs_events = False``).
+    """
+    if not getattr(player, "needs_view", True):
+        return None
+    return observe(hand, seat, events=getattr(player, "needs_events", True))
+
+
 def play_hand(hand: Hand, players: Sequence[Player],
               on_action: Callable[[int, Action], None] | None = None) -> HandResult:
     """Play ``hand`` to its end, asking each pending seat's player in priority order."""
@@ -54,8 +66,7 @@ def play_hand(hand: Hand, players: Sequence[Player],
         seat = hand.pending_seats()[0]
         player = players[seat]
         legal = hand.legal_actions(seat)
-        view = observe(hand, seat) if getattr(player, "needs_view", True) else None
-        action = player.choose(view, legal)
+        action = player.choose(observation_for(player, hand, seat), legal)
         hand.act(seat, action)
         if on_action is not None:
             on_action(seat, action)
@@ -65,8 +76,8 @@ def play_hand(hand: Hand, players: Sequence[Player],
 
 LEVELS = {
     "easy": "heuristic, with 30% of its decisions taken at random",
-    "normal": "search: 8 determinisations x 2 candidates (p99 under 200 ms)",
-    "hard": "search: 20 determinisations x 3 candidates (p99 under 1 s)",
+    "normal": "search: 5 determinisations x 2 candidates (p99 under 200 ms)",
+    "hard": "search: 16 determinisations x 3 candidates (p99 under 1 s)",
 }
 """The levels a person picks, and what plays at each."""
 
@@ -86,7 +97,7 @@ def make_player(name: str, seed: int | None = None) -> Player:
     if name == "easy":
         return HeuristicPlayer(seed, noise=0.3)
     if name in ("search", "normal"):
-        return SearchPlayer(seed, samples=8, candidates=2)
+        return SearchPlayer(seed, samples=5, candidates=2)
     if name == "hard":
-        return SearchPlayer(seed, samples=20, candidates=3)
+        return SearchPlayer(seed, samples=16, candidates=3)
     raise ValueError(f"unknown player {name!r}; players: {', '.join(PLAYER_NAMES)}")

@@ -34,8 +34,7 @@ from paohuzi.core.kinds import EndReason
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.deal import hand_seed
 from paohuzi.game.engine import Hand
-from paohuzi.game.view import observe
-from paohuzi.players import make_player
+from paohuzi.players import make_player, observation_for
 
 __all__ = ["ArenaReport", "PlayerStats", "clustered_ci", "run_arena", "write_report"]
 
@@ -134,9 +133,8 @@ def _play_deal(args: tuple[Sequence[str], int, int, dict[str, Any]]) -> DealOutc
             seat = hand.pending_seats()[0]
             legal = hand.legal_actions(seat)
             player = players[seat]
-            view = observe(hand, seat) if getattr(player, "needs_view", True) else None
             start = time.perf_counter()
-            action = player.choose(view, legal)
+            action = player.choose(observation_for(player, hand, seat), legal)
             if len(legal) > 1:
                 out.times[slot_at[seat]].append(time.perf_counter() - start)
             hand.act(seat, action)

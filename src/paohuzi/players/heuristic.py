@@ -31,124 +31,316 @@ the 比 completion chosen is the one leaving the best hand. 胡 is always taken.
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from paohuzi.core.cardcount import must_discard
-from paohuzi.core.cards import KINDS
+from paohuzi.core.cards import ALL_CARDS, KINDS
 from paohuzi.core.groups import (
-    QQ_HUXI,
+    JIAOS,
     SCORING_VALUES,
     SENTENCE_VALUES,
+    SHAPES,
     Group,
     GroupKind,
-    HuxiTable,
+    group_huxi,
 )
 from paohuzi.core.kinds import Source
-from paohuzi.core.solver import may_win, partial_huxi_counts, solve_counts
+from paohuzi.core.mingtang import HandFacts, MingtangTable, table_of
+from paohuzi.core.rules import Ruleset
+from paohuzi.core.settlement import settle, win_context
+from paohuzi.core.solver import Arrangement, may_win, partial_huxi_counts, solve_counts
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.view import Observation
 
-__all__ = ["HeuristicPlayer", "hand_value"]
+__all__ = ["HeuristicPlayer", "danger", "hand_value", "mingtang_potential", "wait_cards"]
 
 # ---- shape: blocks per size, memoised on packed counts (3 bits a value) ------------
 
 _COMPLETE = 3.0
 _NEAR = 1.1
 _PAIR = 1.3
-_blocks_memo: dict[int, float] = {0: 0.0}
+_blocks_memo: dict[int, float] = {}
 
 
 def _field(code: int, v: int) -> int:
     return (code >> (3 * v)) & 7
 
 
-def _moves(low: int) -> tuple[tuple[tuple[int, ...], int, float], ...]:
+def _moves(low: int) -> tuple[tuple[tuple[int, ...], int, float, int], ...]:
     """The blocks whose lowest card is value ``low``, from groups' table of sentences:
-    ``(their other values, their code, block value)``. A complete sentence is worth
-    ``_COMPLETE`` (more if it scores); a near-group (two cards of a sentence, waiting
-    on the third) ``_NEAR`` for neighbours, less for a gap (嵌张), less still for the 2
-    with the 7 or the 10 of 二七十.
+    ``(their other values, their code, block value, the values they wait on)``, the last
+    a bit mask. A complete sentence is worth ``_COMPLETE`` (more if it scores) and waits on
+    nothing; a near-group (two cards of a sentence, waiting on the third) ``_NEAR`` for
+    neighbours, less for a gap (嵌张), less still for the 2 with the 7 or the 10 of 二七十.
     """
-    moves: list[tuple[tuple[int, ...], int, float]] = []
+    moves: list[tuple[tuple[int, ...], int, float, int]] = []
     near: dict[int, float] = {}
+    needs: dict[int, int] = {}
     for values in SENTENCE_VALUES:
         if values[0] == low:
             bonus = 0.6 if values in SCORING_VALUES else 0.0
-            moves.append((values[1:], sum(1 << (3 * v) for v in values[1:]), _COMPLETE + bonus))
+            moves.append((values[1:], sum(1 << (3 * v) for v in values[1:]),
+                          _COMPLETE + bonus, 0))
         if low in values:
             for v in values:
+                if v <= low:
+                    continue
+                third = next(t for t in values if t not in (low, v))
+                needs[v] = needs.get(v, 0) | 1 << third
                 if v - low == 1:
                     near[v] = _NEAR
                 elif v - low == 2:
                     near[v] = _NEAR * 0.85
-                elif v > low == values[0]:
-                    near[v] = _NEAR * 0.7
-    moves.extend(((v,), 1 << (3 * v), gain) for v, gain in sorted(near.items()))
+                elif low == values[0]:
+                    near[v] = max(near.get(v, 0.0), _NEAR * 0.7)
+    moves.extend(((v,), 1 << (3 * v), gain, needs[v]) for v, gain in sorted(near.items()))
     return tuple(moves)
 
 
 _MOVES = tuple(_moves(low) for low in range(10))
 
 
-def _blocks(code: int) -> float:
-    """Best block score of one size's free cards (complete groups and near-groups)."""
-    found = _blocks_memo.get(code)
+def _blocks(code: int, dead: int = 0) -> float:
+    """Best block score of one size's free cards (complete groups and near-groups);
+    ``dead``: a bit mask of the values with no live copy left (a near-group waiting only
+    on dead values is no block, one with a dead side is worth less)."""
+    if code == 0:
+        return 0.0
+    key = code | dead << 30
+    found = _blocks_memo.get(key)
     if found is not None:
         return found
     i = ((code & -code).bit_length() - 1) // 3
     one = 1 << (3 * i)
     rest = code - one
-    best = _blocks(rest)  # the lowest card left loose
-    for others, mask, gain in _MOVES[i]:
+    best = _blocks(rest, dead)  # the lowest card left loose
+    for others, mask, gain, wanted in _MOVES[i]:
         if all(_field(code, v) for v in others):
-            best = max(best, gain + _blocks(rest - mask))
+            if wanted & dead:
+                if wanted & ~dead == 0:
+                    continue  # a dead wait: every card it needs is visible
+                gain *= _HALF_DEAD
+            best = max(best, gain + _blocks(rest - mask, dead))
     if _field(code, i) >= 2:
-        best = max(best, _PAIR + _blocks(rest - one))
-    _blocks_memo[code] = best
+        best = max(best, _PAIR + _blocks(rest - one, dead))
+    _blocks_memo[key] = best
     return best
 
 
-def _shape(free: Sequence[int]) -> float:
+_HALF_DEAD = 0.75
+"""What a near-group keeps when one of the two cards it waits on is dead."""
+
+
+def _dead_masks(live: Sequence[int] | None) -> tuple[int, int]:
+    """Per size, the bit mask of values with no live copy (all four seen)."""
+    small = big = 0
+    if live is not None and 0 in live:
+        for v in range(10):
+            if live[v] <= 0:
+                small |= 1 << v
+            if live[v + 10] <= 0:
+                big |= 1 << v
+    return small, big
+
+
+def _shape(free: Sequence[int], live: Sequence[int] | None = None) -> float:
     small = big = 0
     for v in range(9, -1, -1):
         small = (small << 3) | free[v]
         big = (big << 3) | free[v + 10]
     jiao = sum(0.5 for v in range(10) if free[v] and free[v + 10] and free[v] + free[v + 10] >= 2)
-    return _blocks(small) + _blocks(big) + jiao
+    dead_small, dead_big = _dead_masks(live)
+    return _blocks(small, dead_small) + _blocks(big, dead_big) + jiao
 
 
 # ---- the value of a hand -----------------------------------------------------------
 
+def _win_units(win: Arrangement, rules: Ruleset) -> float:
+    """What a win is worth, in units of the ruleset's base score paid by each loser
+    (底 × 番 with the 名堂 of the scheme, :func:`paohuzi.core.settlement.settle`)."""
+    settled = settle(win, _ON_DISCARD, rules)
+    return settled.winner_points / (max(1, rules.players - 1) * rules.base)
+
+
+_ON_DISCARD = win_context(Source.OTHER)
+
+
 def _waits_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
-                 min_huxi: int, table: HuxiTable = QQ_HUXI) -> float:
-    """Σ over winning cards of live copies × (胡息 / 15), the cards it waits on."""
+                 rules: Ruleset) -> float:
+    """Σ over winning cards of live copies × what the win would be worth (its 胡息 and
+    名堂, as the settlement counts them): the cards it waits on."""
     total = 0.0
+    min_huxi = rules.min_huxi
     for card in range(KINDS):
-        if live[card] <= 0 or not may_win(hand, melds, card, min_huxi, table):
+        if live[card] <= 0 or not may_win(hand, melds, card, min_huxi, rules.huxi):
             continue
         win = solve_counts(hand, melds, card, Source.OTHER, min_huxi=min_huxi, trusted=True,
-                           table=table)
+                           table=rules.huxi)
         if win is not None:
-            total += live[card] * win.huxi / 15.0
+            total += live[card] * _win_units(win, rules)
     return total
 
 
+def wait_cards(hand: list[int], melds: Sequence[Group], rules: Ruleset) -> frozenset[int]:
+    """The cards the hand would win on (shown by another seat), live or not."""
+    return frozenset(
+        card for card in range(KINDS) if may_win(hand, melds, card, rules.min_huxi, rules.huxi)
+        and solve_counts(hand, melds, card, Source.OTHER, min_huxi=rules.min_huxi,
+                         trusted=True, table=rules.huxi) is not None)
+
+
+def mingtang_potential(hand: Sequence[int], melds: Sequence[Group], rules: Ruleset) -> int:
+    """The 番 beyond 平胡 the cards owned now would score if they won as they are (their
+    red, big and small counts, as :mod:`paohuzi.core.mingtang` reads them; 对对胡 is not
+    guessed): a hand keeping them aims at that 名堂.
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards
+    >>> hand = counts_of(parse_cards("三四五六八九九 壹壹壹肆肆肆伍伍伍陆柒捌"))
+    >>> mingtang_potential(hand, [], Ruleset())  # one red card: 真点胡 (×4)
+    3
+    >>> mingtang_potential(counts_of(parse_cards("二七十 贰柒拾")), [], Ruleset())
+    0
+    """
+    red = big = total = 0
+    for card in range(KINDS):
+        n = hand[card]
+        if n:
+            total += n
+            red += n * _RED[card]
+            big += n * _BIG[card]
+    for meld in melds:
+        for card in meld.cards:
+            total += 1
+            red += _RED[card]
+            big += _BIG[card]
+    return _fan_beyond(table_of(rules), red, big, total - big)
+
+
+_RED = tuple(int(card.is_red) for card in ALL_CARDS)
+_BIG = tuple(int(card.is_big) for card in ALL_CARDS)
+
+
+def _fan_beyond(table: MingtangTable, red: int, big: int, small: int) -> int:
+    """The 番 beyond 平胡 of a table for these counts (not 对对胡), memoised."""
+    key = (id(table), red, big, small)
+    fan = _fan_memo.get(key)
+    if fan is None:
+        fan = table.fan(table.find(HandFacts(red, big, small, all_identical=False)),
+                        haidi=False) - 1
+        _fan_memo[key] = fan
+    return fan
+
+
+_fan_memo: dict[tuple[int, int, int, int], int] = {}
+"""Keyed by the table's id: the tables are module constants, alive for good."""
+
+
+@functools.cache
+def _rules_with(min_huxi: int) -> Ruleset:
+    return Ruleset(min_huxi=min_huxi)
+
+
 def hand_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
-               min_huxi: int = 15, waits: bool = True, table: HuxiTable = QQ_HUXI) -> float:
-    """How good a hand is: shape, 胡息 potential (scored by ``table``, the rules' 胡息
-    table) and (with ``waits``) its live waits."""
+               min_huxi: int = 15, waits: bool = True, rules: Ruleset | None = None) -> float:
+    """How good a hand is: shape (near-groups waiting on cards all seen are dead), 胡息
+    and 名堂 potential and (with ``waits``) its live waits, worth what they would score."""
+    rules = rules or _rules_with(min_huxi)
     free = [n if n <= 2 else 0 for n in hand]
     locked = sum(1 for n in hand if n >= 3)
-    huxi = partial_huxi_counts(hand, melds, table)
-    value = _shape(free) + _COMPLETE * (locked + len(melds))
+    huxi = partial_huxi_counts(hand, melds, rules.huxi)
+    complete = locked + len(melds)
+    value = _shape(free, live) + _COMPLETE * complete
     value += 0.22 * min(huxi, min_huxi + 9)
     if huxi < min_huxi:
         value -= 0.15 * (min_huxi - huxi)
+    value += _MINGTANG * mingtang_potential(hand, melds, rules)
     if waits:
-        value += 2.5 * _waits_value(hand, melds, live, min_huxi, table)
+        value += _WAIT * _waits_value(hand, melds, live, rules)
     return value
 
+
+_WAIT = 2.5
+"""Weight of a wait: per live winning card and unit of points it would win."""
+_MINGTANG = 0.3
+"""Weight of each 番 of 名堂 potential."""
+
+
+# ---- danger: what a discard may feed the others ------------------------------------
+
+def _holds_both(live: Sequence[int], first: int, second: int, share: float) -> float:
+    """Rough chance that a seat holding ``share`` of the hidden cards has both cards."""
+    if first == second:
+        return min(1.0, live[first] * (live[first] - 1) / 2 * share * share)
+    return min(1.0, live[first] * share) * min(1.0, live[second] * share)
+
+
+def _chi_shapes(card: int) -> tuple[tuple[int, int, int], ...]:
+    """The other two cards of every sentence and 绞 holding ``card``, with its 胡息."""
+    out = []
+    for shape in SHAPES:
+        if card in shape:
+            rest = list(shape)
+            rest.remove(card)
+            out.append((rest[0], rest[1], group_huxi(
+                GroupKind.JIAO if shape in JIAOS else GroupKind.SENTENCE, shape)))
+    return tuple(out)
+
+
+_CHI_SHAPES = tuple(_chi_shapes(card) for card in range(KINDS))
+
+
+def danger(view: Observation, card: int, live: Sequence[int]) -> float:
+    """What discarding ``card`` may feed the others, in the hand value's units.
+
+    Each other seat may 碰 it (it holds two of the hidden copies), and the 下家 may
+    also 吃 it (it holds the other two cards of a sentence or 绞); a seat for which the
+    card is 臭 (it threw that card away itself: in its pile) can do neither. What the
+    group would give (its 胡息, from :mod:`paohuzi.core.groups`, and a 门子 more) is
+    weighted by how near that seat is to winning (its visible table 胡息 and groups).
+    Late in the hand (a short wall) every risk counts more.
+    """
+    return dangers(view, live)(card)
+
+
+def dangers(view: Observation, live: Sequence[int]) -> Callable[[int], float]:
+    """:func:`danger` of each card, the seats' facts worked out once."""
+    me = view.seat
+    hidden = sum(live) or 1
+    min_huxi = view.rules.min_huxi
+    xiajia = None if me is None else (me + 1) % view.players
+    late = _DANGER * (1.5 if view.wall < 8 else 1.0)
+    seats = []
+    for seat in range(view.players):
+        if seat == me or not view.hand_sizes[seat]:
+            continue
+        near = 1.0 + min(1.0, view.table_huxi(seat) / min_huxi) + 0.15 * len(view.melds[seat])
+        seats.append((seat, view.hand_sizes[seat] / hidden, near, frozenset(view.piles[seat])))
+
+    table = view.rules.huxi
+
+    def of(card: int) -> float:
+        peng_gain = table.huxi(GroupKind.PENG, (card, card, card)) / 3.0 + 1.0
+        total = 0.0
+        for seat, share, near, chou in seats:
+            if card in chou:
+                continue
+            risk = _holds_both(live, card, card, share) * peng_gain
+            if seat == xiajia:
+                missing = 1.0
+                for first, second, huxi in _CHI_SHAPES[card]:
+                    p = _holds_both(live, first, second, share)
+                    missing *= 1.0 - p * (huxi / 3.0 + 1.0) / 3.0
+                risk += 1.0 - missing
+            total += risk * near
+        return late * total
+
+    return of
+
+
+_DANGER = 0.3
+"""Weight of the danger of a discard against the hand value."""
 
 _REFINE = 3
 """Candidates whose waits are computed after a first pass without them."""
@@ -159,6 +351,8 @@ class HeuristicPlayer:
     that share of decisions is taken at random (the ``easy`` level)."""
 
     needs_view = True
+    needs_events = False
+    """It reads the piles, not the event list."""
 
     def __init__(self, seed: int | None = None, noise: float = 0.0, fast: bool = False) -> None:
         self.rng = random.Random(seed)
@@ -179,44 +373,41 @@ class HeuristicPlayer:
         own_melds = [m for m in view.melds[view.seat] if m is not None] \
             if view.seat is not None else []
         hand = list(view.hand)
-        min_huxi = view.rules.min_huxi
         if all(isinstance(a, Discard) for a in legal):
-            return self._best_discard(view, hand, own_melds, live, legal, min_huxi)[0]
-        return self._claim(view, hand, own_melds, live, legal, min_huxi)
+            return self._best_discard(view, hand, own_melds, live, legal)[0]
+        return self._claim(view, hand, own_melds, live, legal)
 
     # ---- discards --------------------------------------------------------------------
 
-    def _danger(self, view: Observation, card: int, live: Sequence[int]) -> float:
-        """What a discard may feed the others: a 碰 or 跑 of an unseen card (big cards
-        feed more 胡息, 宁小莫大); cards already seen (熟张) are safer."""
-        unseen = live[card]
-        danger = 0.0
-        if unseen >= 2:
-            danger += (0.35 if card >= 10 else 0.15) * (unseen - 1)
-        late = view.wall < 8
-        return danger * (2.0 if late else 1.0)
-
-    def _best_discard(self, view: Observation, hand: list[int], melds: Sequence[Group],
-                      live: Sequence[int], legal: Sequence[Action], min_huxi: int
-                      ) -> tuple[Action, float]:
+    def discard_values(self, view: Observation, hand: list[int], melds: Sequence[Group],
+                       live: Sequence[int], legal: Sequence[Action]
+                       ) -> list[tuple[float, int, Action]]:
+        """First-pass values of the legal discards (waits not valued), best first."""
+        rules = view.rules
+        danger_of = dangers(view, live)
         scored: list[tuple[float, int, Action]] = []
         for i, action in enumerate(legal):
             if not isinstance(action, Discard):
                 continue
             card = action.card
             hand[card] -= 1
-            value = hand_value(hand, melds, live, min_huxi, waits=False, table=view.rules.huxi)
+            value = hand_value(hand, melds, live, rules.min_huxi, waits=False, rules=rules)
             hand[card] += 1
-            value -= self._danger(view, card, live)
+            value -= danger_of(card)
             if card % 10 in (0, 9):  # edge cards 一/十 go first, all else equal
                 value += 0.05
             scored.append((value, -i, action))
         scored.sort(reverse=True)
+        return scored
+
+    def _best_discard(self, view: Observation, hand: list[int], melds: Sequence[Group],
+                      live: Sequence[int], legal: Sequence[Action]) -> tuple[Action, float]:
+        scored = self.discard_values(view, hand, melds, live, legal)
         best: tuple[Action, float] | None = None
         for value, _, action in scored[:self.refine]:  # the waits only for the best few
             assert isinstance(action, Discard)
             hand[action.card] -= 1
-            value += 2.5 * _waits_value(hand, melds, live, min_huxi, view.rules.huxi)
+            value += _WAIT * _waits_value(hand, melds, live, view.rules)
             hand[action.card] += 1
             if best is None or value > best[1]:
                 best = (action, value)
@@ -224,25 +415,26 @@ class HeuristicPlayer:
         return best
 
     def _after_intake_value(self, view: Observation, hand: list[int], melds: list[Group],
-                            live: Sequence[int], min_huxi: int) -> float:
+                            live: Sequence[int]) -> float:
         """The hand's value after an intake, with the best discard if one is due."""
         owned = sum(hand) + sum(len(m.cards) for m in melds)
         k = sum(1 for m in melds if m.is_pao_or_ti)
+        rules = view.rules
         if not must_discard(owned, k):
-            return hand_value(hand, melds, live, min_huxi, table=view.rules.huxi)
+            return hand_value(hand, melds, live, rules.min_huxi, rules=rules)
         discards = [Discard(c) for c in range(KINDS) if 0 < hand[c] <= 2]  # type: ignore[arg-type]
         if not discards:
-            return hand_value(hand, melds, live, min_huxi, table=view.rules.huxi) - 5.0  # 相公
-        return self._best_discard(view, hand, melds, live, discards, min_huxi)[1]
+            return hand_value(hand, melds, live, rules.min_huxi, rules=rules) - 5.0  # 相公
+        return self._best_discard(view, hand, melds, live, discards)[1]
 
     # ---- claims ------------------------------------------------------------------------
 
     def _claim(self, view: Observation, hand: list[int], melds: list[Group],
-               live: Sequence[int], legal: Sequence[Action], min_huxi: int) -> Action:
+               live: Sequence[int], legal: Sequence[Action]) -> Action:
         assert view.claim is not None
         card = view.claim[0]
         best_action: Action = next(a for a in legal if isinstance(a, Pass))
-        best_value = hand_value(hand, melds, live, min_huxi, table=view.rules.huxi) + 0.4
+        best_value = hand_value(hand, melds, live, view.rules.min_huxi, rules=view.rules) + 0.4
         for action in legal:
             if isinstance(action, Peng):
                 new_hand = list(hand)
@@ -261,7 +453,7 @@ class HeuristicPlayer:
                                        for g in (action.eat, *action.bi))]
             else:
                 continue
-            value = self._after_intake_value(view, new_hand, new_melds, live, min_huxi)
+            value = self._after_intake_value(view, new_hand, new_melds, live)
             if value > best_value:
                 best_action, best_value = action, value
         return best_action

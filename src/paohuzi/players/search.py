@@ -20,7 +20,7 @@ an optional time limit stops early.
 >>> from paohuzi.game.engine import Hand
 >>> from paohuzi.core.rules import Ruleset
 >>> from paohuzi.players import play_hand
->>> from paohuzi.players.heuristic import HeuristicPlayer, hand_value
+>>> from paohuzi.players.heuristic import HeuristicPlayer, mingtang_potential, wait_cards
 >>> r = play_hand(Hand.from_seed(8, Ruleset()),
 ...               [SearchPlayer(1, samples=2), HeuristicPlayer(2), HeuristicPlayer(3)])
 >>> r.reason, r.winner, r.points
@@ -36,11 +36,13 @@ import statistics
 import time
 from collections.abc import Sequence
 
+from paohuzi.core.groups import Group
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.engine import Hand, PositionError
 from paohuzi.game.resample import resample_hand
-from paohuzi.game.view import Observation, observe
-from paohuzi.players.heuristic import HeuristicPlayer, hand_value
+from paohuzi.game.view import Observation
+from paohuzi.players import observation_for
+from paohuzi.players.heuristic import HeuristicPlayer, mingtang_potential, wait_cards
 
 __all__ = ["SearchPlayer"]
 
@@ -53,6 +55,17 @@ def _fingerprint(view: Observation) -> int:
              repr(sorted(view.chou)), str(len(view.events))]
     digest = hashlib.blake2b("|".join(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
+
+
+def _outcome(view: Observation, hand: list[int], melds: Sequence[Group],
+             action: Action) -> tuple[frozenset[int], int]:
+    """What a discard leaves: the cards the hand then waits on and its 名堂 potential."""
+    assert isinstance(action, Discard)
+    hand[action.card] -= 1
+    waits = wait_cards(hand, melds, view.rules)
+    potential = mingtang_potential(hand, melds, view.rules)
+    hand[action.card] += 1
+    return waits, potential
 
 
 def _claim_text(view: Observation) -> str:
@@ -84,27 +97,29 @@ class SearchPlayer:
         self.heuristic = HeuristicPlayer(self.seed)
 
     def _ranked(self, view: Observation, legal: Sequence[Action]) -> list[Action]:
-        """Legal actions, the heuristic's favourite first."""
+        """Legal actions, the heuristic's favourite first, then for discards the best of
+        each other outcome (a different set of waits or 名堂 potential) before the rest,
+        so that the search weighs moves that change what the hand waits on or aims at."""
         favourite = self.heuristic.choose(view, legal)
         rest = [a for a in legal if a != favourite]
-        if all(isinstance(a, Discard) for a in rest):
-            live = view.unseen_counts()
-            hand = list(view.hand)
-            melds = [m for m in view.melds[view.seat] if m is not None] \
-                if view.seat is not None else []
-            scored = []
-            for a in rest:
-                assert isinstance(a, Discard)
-                hand[a.card] -= 1
-                scored.append((hand_value(hand, melds, live, view.rules.min_huxi, waits=False,
-                                          table=view.rules.huxi),
-                               a.text, a))
-                hand[a.card] += 1
-            rest = [a for _, _, a in sorted(scored, key=lambda t: (-t[0], t[1]))]
-        else:
+        if not rest or not all(isinstance(a, Discard) for a in legal):
             order = {Pass: 0, Peng: 1, Chi: 2}
             rest.sort(key=lambda a: (order.get(type(a), 3), a.text))
-        return [favourite, *rest]
+            return [favourite, *rest]
+        live = view.unseen_counts()
+        hand = list(view.hand)
+        melds = [m for m in view.melds[view.seat] if m is not None] \
+            if view.seat is not None else []
+        scored = self.heuristic.discard_values(view, hand, melds, live, rest)
+        ranked = [a for _, _, a in scored]
+        seen = {_outcome(view, hand, melds, favourite)}
+        distinct: list[Action] = []
+        for action in ranked:
+            key = _outcome(view, hand, melds, action)
+            if key not in seen:
+                seen.add(key)
+                distinct.append(action)
+        return [favourite, *distinct, *(a for a in ranked if a not in distinct)]
 
     def choose(self, view: Observation | None, legal: Sequence[Action]) -> Action:
         assert view is not None and view.seat is not None
@@ -155,8 +170,9 @@ class SearchPlayer:
         while not hand.ended and steps < 400:
             seat = hand.pending_seats()[0]
             legal = hand.legal_actions(seat)
-            choice = legal[0] if len(legal) == 1 else players[seat].choose(
-                observe(hand, seat, events=False), legal)
+            player = players[seat]
+            choice = legal[0] if len(legal) == 1 else player.choose(
+                observation_for(player, hand, seat), legal)
             hand.act(seat, choice)
             steps += 1
         assert hand.result is not None

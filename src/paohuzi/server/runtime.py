@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from paohuzi.game.actions import Action, Pass
 from paohuzi.game.engine import Hand, Phase
-from paohuzi.game.view import observe
-from paohuzi.players import Player
+from paohuzi.players import Player, observation_for
 from paohuzi.server import settlement
 from paohuzi.server.connection import Client
 from paohuzi.server.delivery import Delivery, Frame
@@ -466,7 +465,8 @@ class Runtime:
         t = self.table
         hand_seat = t.hand_seat(seat)
         assert t.hand is not None and hand_seat is not None
-        return (t.computer_player(seat), observe(t.hand, hand_seat, events=False),
+        player = t.computer_player(seat)
+        return (player, observation_for(player, t.hand, hand_seat),
                 t.hand.legal_actions(hand_seat))
 
     async def _bot_move(self) -> None:
