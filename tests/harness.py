@@ -69,8 +69,11 @@ def check_view(hand: Hand, seat: int | None) -> None:
         assert sorted(view["hand"]) == own
     for owner, seat_info in enumerate(view["seats"]):
         assert "hand" not in seat_info
+    if hand.result is None:
+        assert "revealed_hands" not in view
         for meld, true_meld in zip(seat_info["melds"], hand.seats[owner].melds, strict=True):
-            if true_meld.kind is GroupKind.WEI and owner != seat:
+            if true_meld.kind is GroupKind.WEI and owner != seat and hand.result is None:
+                # hidden while the hand is played; every hand is shown once it is over
                 assert "cards" not in meld, (owner, meld)
     for event, true_event in zip(view["events"], hand.events, strict=True):
         if true_event.kind in PRIVATE_EVENT_KINDS and true_event.seat != seat:
@@ -134,7 +137,8 @@ def play_checked(seed: int, rules: Ruleset, stats: HarnessStats, *, dealer: int 
             viewer = rng.randrange(hand.players)
             check_view(hand, viewer)
             check_view(hand, None)
-            if swap_checks and check_hidden_swap(hand, viewer, rng):
+            # once the hand is over every hand is shown (the settlement): nothing to hide
+            if swap_checks and not hand.ended and check_hidden_swap(hand, viewer, rng):
                 stats.leak_checks += 1
     assert hand.result is not None
     assert sum(hand.result.points) + hand.result.xingjia_points == 0
