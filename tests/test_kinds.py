@@ -22,7 +22,7 @@ from paohuzi.players import make_player, play_hand
 FORMAT_STRINGS = {
     EventKind: {"deal", "liangzhang", "ti", "wei", "chouwei", "pao", "peng", "chi",
                 "discard", "draw", "show", "to_pile", "hu", "xianggong", "no_discard",
-                "huangzhuang", "escape"},
+                "huangzhuang", "escape", "dipai"},
     ClaimContext: {"discard", "draw", "liangzhang", "own"},
     Source: {"self", "other", "liangzhang", "tianhu"},
     EndReason: {"hu", "tianhu", "huangzhuang", "escape"},

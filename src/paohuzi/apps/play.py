@@ -27,6 +27,7 @@ _EVENT_WORDS: dict[EventKind, str] = {
     EventKind.CHOUWEI: "臭偎", EventKind.PAO: "跑", EventKind.PENG: "碰", EventKind.CHI: "吃",
     EventKind.TO_PILE: "弃", EventKind.HU: "胡", EventKind.XIANGGONG: "相公",
     EventKind.NO_DISCARD: "八块不打牌", EventKind.HUANGZHUANG: "荒庄", EventKind.ESCAPE: "逃跑",
+    EventKind.DIPAI: "亮底牌",
 }
 """Each :class:`~paohuzi.core.kinds.EventKind` as the terminal game shows it."""
 
@@ -47,7 +48,8 @@ def render(view: dict[str, Any], new_events: list[dict[str, Any]]) -> list[str]:
         cards = e.get("cards", "暗" * e.get("hidden", 0) if e.get("hidden") else "")
         lines.append(f"  {who} {what} {cards}".rstrip())
     lines.append(f"墩 {view['wall']} 张   亮张 {view['liangzhang'] or '—'}   庄家 "
-                 f"{_seat_name(view['dealer'], me)}")
+                 f"{_seat_name(view['dealer'], me)}"
+                 + (f"   底牌 {view['dipai']} (不能胡)" if view.get("dipai") else ""))
     for seat, info in enumerate(view["seats"]):
         melds = " ".join(m.get("cards", "▮▮▮") for m in info["melds"]) or "-"
         lines.append(f"  {_seat_name(seat, me)}: 桌面 {melds}  ({info['table_huxi']} 胡息)  "

@@ -9,7 +9,7 @@ is written in :data:`LABELS`).
 
 >>> spec = option("min_huxi")
 >>> spec.kind, spec.low, spec.high, spec.label["zh"]
-('int', 15, 30, '胡息起胡')
+('int', 10, 30, '胡息起胡')
 >>> [p["name"] for p in catalog()["presets"]][:4]
 ['qq', 'changde', 'hunan', 'two-player']
 >>> option("huayang").choices, option("huayang").applies_to
