@@ -34,7 +34,8 @@ class BotClient:
     """Plays a seat by choosing among the legal actions its state messages list.
 
     ``choose(legal_texts, state) -> text`` decides (random by default);
-    ``think`` seconds pass before each action (the load benchmark's pace).
+    ``think`` seconds pass before each action (the load benchmark's pace), drawn
+    uniformly within ``think * (1 ± jitter)``.
     ``latencies`` holds, for each action, the seconds from sending it to its ack.
     """
 
@@ -43,6 +44,7 @@ class BotClient:
     seat: int | None = None
     seed: int = 0
     think: float = 0.0
+    jitter: float = 0.0
     choose: Callable[[list[str], dict[str, Any]], str] | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
     received_at: list[float] = field(default_factory=list)  # monotonic, per message kept
@@ -56,6 +58,7 @@ class BotClient:
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
+        self._pace = random.Random(self.seed ^ 0x5EED)  # think times: choices unchanged
         self._sent_at: dict[int, tuple[float, str]] = {}
         self._entropy_sent: set[int] = set()
 
@@ -123,13 +126,22 @@ class BotClient:
                     continue
                 acted_on = key
                 if self.think:
-                    await asyncio.sleep(self.think)
+                    await asyncio.sleep(self.think_time())
                 if illegal_rate and self.rng.random() < illegal_rate:
                     await self._send(ws, {"type": "act", "action": self.rng.choice(
                         ["discard 龍", "peng", "hu", "chi 一二四", "discard 三", "pass"])},
                         record=False)
                 text = self.choose(legal, msg) if self.choose else self.rng.choice(legal)
                 await self._send(ws, {"type": "act", "action": text})
+
+    def think_time(self) -> float:
+        """Seconds to think before the next action.
+
+        >>> b = BotClient("ws://x", "t", think=1.0, jitter=0.5)
+        >>> all(0.5 <= b.think_time() <= 1.5 for _ in range(100))
+        True
+        """
+        return self.think * (1.0 + self.jitter * (2.0 * self._pace.random() - 1.0))
 
     async def _send_entropy(self, ws: Any, state: dict[str, Any]) -> None:
         """Our random value for the next hand's shuffle, once it is committed."""

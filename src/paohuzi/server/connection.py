@@ -38,12 +38,16 @@ class Client:
 
     async def send_now(self, message: dict[str, Any]) -> None:
         """Send at once; a client that does not take it within SEND_TIMEOUT is cut off."""
+        await self.send_text(json.dumps(message, ensure_ascii=False))
+
+    async def send_text(self, text: str) -> None:
+        """:meth:`send_now` of a message already encoded as JSON text."""
         if self.dropped:
             return
         async with self.sending:
             try:
                 async with asyncio.timeout(SEND_TIMEOUT):
-                    await self.ws.send_text(json.dumps(message, ensure_ascii=False))
+                    await self.ws.send_text(text)
             except Exception:
                 self.dropped = True
                 with contextlib.suppress(Exception):

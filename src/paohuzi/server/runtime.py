@@ -175,7 +175,7 @@ class Runtime:
         """Every viewer's message body now (``hand``: as it is at a claim point)."""
         t = self.table
         viewers: list[int | None] = [i for i, s in enumerate(t.seats) if s.kind == "human"]
-        bodies = {v: t.view_for(v, 0, hand) for v in [*viewers, None]}
+        bodies = t.bodies([*viewers, None], hand)
         shown = hand if hand is not None else t.hand
         decisions: dict[int, tuple[Any, ...]] = {}
         if shown is not None and not shown.ended:
@@ -247,17 +247,15 @@ class Runtime:
         if snapshot or client.events_hand != frame.hand_no:
             client.events_sent = 0
             client.events_hand = frame.hand_no
-        full = frame.bodies.get(client.seat, frame.bodies[None])
-        events = full["events"]
-        start = client.events_sent if 0 <= client.events_sent <= len(events) else 0
-        body = {**full, "events_from": start, "events": events[start:]}
-        if not snapshot and body["hash"] == client.last_hash and not body["events"]:
+        body = frame.bodies.get(client.seat, frame.bodies[None])
+        start = body.start(client.events_sent)
+        if not snapshot and body.hash == client.last_hash and start == body.count:
             return  # nothing this seat can see changed (e.g. another seat's secret answer)
-        client.last_hash = body["hash"]
-        client.events_sent = start + len(body["events"])
-        body["deadline"] = self.deadline_for(client.seat)
+        client.last_hash = body.hash
+        client.events_sent = body.count
         client.sent += 1
-        await client.send_now({"type": "state", "n": client.sent, **body})
+        await client.send_text(body.message_text(client.sent, start,
+                                                 self.deadline_for(client.seat)))
 
     async def broadcast(self) -> None:
         await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))

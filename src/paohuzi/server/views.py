@@ -1,0 +1,132 @@
+"""What one viewer is sent, built once and kept: state bodies, their JSON and digest.
+
+A viewer (a match seat, or ``None`` for every spectator) gets the same body on every one
+of its connections, so a body is built once per viewer and moment
+(:meth:`~paohuzi.server.table.Table.bodies`), with its JSON text and its digest; a
+connection's message is then put together from that text
+(:meth:`Body.message_text`) without encoding anything again. The parts that cost most
+are kept across moments:
+
+* :class:`EventLog`: the events of a hand as one viewer sees them, in match seat numbers,
+  each with its JSON text: a hand's events only ever grow, so each is rendered once per
+  viewer, not once per message;
+* the viewer's seat view and 听牌 waits, kept while the hand's state is the same (the
+  table builds a moment's bodies at a claim point and again after the change that
+  reached it).
+
+Nothing here decides what a viewer may see: the engine's seat view
+(:func:`paohuzi.game.view.observe`) and :meth:`Event.visible_to
+<paohuzi.game.engine.Event.visible_to>` do; this module only keeps their answers.
+
+>>> body = Body("h1", {"you": None, "view": None}, '"you":null,"view":null')
+>>> body.to_dict()
+{'you': None, 'view': None, 'events_from': 0, 'events': [], 'hash': 'h1'}
+>>> body.message_text(3, 0, None)
+'{"type":"state","n":3,"you":null,"view":null,"events_from":0,"events":[],"hash":"h1","deadline":null}'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from paohuzi.game.engine import Hand
+from paohuzi.server.seats import match_event
+
+__all__ = ["Body", "EventLog", "digest_of", "dumps", "members_json"]
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps(value: Any) -> str:
+    """The JSON text the server sends (UTF-8 characters kept, compact separators)."""
+    return _ENCODER.encode(value)
+
+
+def members_json(members: Sequence[tuple[str, str]]) -> str:
+    """JSON object members from ``(key, JSON text)`` pairs, without the braces.
+
+    >>> members_json([("a", "1"), ("b", '"x"')])
+    '"a":1,"b":"x"'
+    """
+    return ",".join(f"{dumps(key)}:{text}" for key, text in members)
+
+
+def digest_of(head_json: str, events_seen: int) -> str:
+    """A digest of what one viewer sees: its body's members and how many events it has
+    been shown (never anything hidden from it: the body is that viewer's own)."""
+    text = f"{head_json}|{events_seen}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class EventLog:
+    """The events of one hand as one viewer sees them, rendered once each.
+
+    ``hand_seat`` is the viewer's seat in the hand (``None``: a spectator, or a 醒家
+    sitting the hand out); ``playing`` maps hand seats to match seats.
+    """
+
+    __slots__ = ("dicts", "hand", "hand_seat", "playing", "texts")
+
+    def __init__(self, hand: Hand | None, hand_seat: int | None,
+                 playing: tuple[int, ...]) -> None:
+        self.hand = hand
+        self.hand_seat = hand_seat
+        self.playing = playing
+        self.dicts: list[dict[str, Any]] = []
+        self.texts: list[str] = []
+
+    def fits(self, hand: Hand, hand_seat: int | None, playing: tuple[int, ...]) -> bool:
+        """This log is the one of ``hand`` for that viewer."""
+        return self.hand is hand and self.hand_seat == hand_seat and self.playing == playing
+
+    def catch_up(self) -> int:
+        """Render the hand's events not rendered yet; returns how many there are."""
+        if self.hand is None:
+            return 0
+        events = self.hand.events
+        for event in events[len(self.dicts):]:
+            seen = match_event(event.visible_to(self.hand_seat), self.playing)
+            self.dicts.append(seen)
+            self.texts.append(dumps(seen))
+        return len(self.dicts)
+
+
+NO_EVENTS = EventLog(None, None, ())
+"""The log of a table without a hand."""
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """One viewer's state at one moment: every member but the events (``head``), their
+    JSON text, the hand's events as this viewer sees them (the first ``count`` of
+    ``log``), and the digest of it all."""
+
+    hash: str
+    head: dict[str, Any] = field(default_factory=dict)
+    head_json: str = ""
+    log: EventLog = NO_EVENTS
+    count: int = 0
+
+    def start(self, events_from: int) -> int:
+        """Where events from ``events_from`` start (0 if that index is out of range)."""
+        return events_from if 0 <= events_from <= self.count else 0
+
+    def to_dict(self, events_from: int = 0) -> dict[str, Any]:
+        """The body as a message body, with the events from ``events_from``."""
+        start = self.start(events_from)
+        return {**self.head, "events_from": start,
+                "events": self.log.dicts[start:self.count], "hash": self.hash}
+
+    def message_text(self, n: int, events_from: int, deadline: float | None) -> str:
+        """A ``state`` message's JSON text: state number ``n``, events from
+        ``events_from``, the viewer's ``deadline``."""
+        start = self.start(events_from)
+        events = ",".join(self.log.texts[start:self.count])
+        head = f"{self.head_json}," if self.head_json else ""
+        return (f'{{"type":"state","n":{n},{head}"events_from":{start},'
+                f'"events":[{events}],"hash":"{self.hash}","deadline":{dumps(deadline)}}}')
