@@ -112,3 +112,38 @@ def test_waits_prefilter_changes_no_answer(monkeypatch):
             assert solver.waits(p.hand, p.melds, r) == answer, str(p)
     assert sum(1 for a in filtered for w in a if w) > 50  # some positions do wait
     assert with_filter * 2 < asked[0]  # the solver is asked far less often
+
+
+def test_only_large_messages_are_compressed(tmp_path):
+    pytest.importorskip("starlette")
+    import asyncio
+
+    import websockets
+    from server_util import live_server
+
+    from paohuzi.server.transport import COMPRESS_MIN_BYTES
+
+    async def go(srv: Any) -> list[tuple[int, bool]]:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0)
+        frames: list[tuple[int, bool]] = []
+        async with websockets.connect(f"{srv.ws_url(code)}?token={token}") as ws:
+            [deflate] = ws.protocol.extensions  # the client offers it; the server takes it
+            decode = deflate.decode
+
+            def recording(frame: Any, **kwargs: Any) -> Any:
+                plain = decode(frame, **kwargs)
+                frames.append((len(plain.data), frame.rsv1))
+                return plain
+
+            deflate.decode = recording  # type: ignore[method-assign]
+            await ws.send(json.dumps({"type": "ping", "seq": 1}))
+            while not (any(size < 100 for size, _ in frames)  # the ping's ack
+                       and any(size >= COMPRESS_MIN_BYTES for size, _ in frames)):
+                json.loads(await asyncio.wait_for(ws.recv(), 10))  # states come on
+        return frames
+
+    with live_server(str(tmp_path / "game.db")) as srv:
+        frames = asyncio.run(go(srv))
+    for size, compressed in frames:
+        assert compressed == (size >= COMPRESS_MIN_BYTES), (size, compressed)

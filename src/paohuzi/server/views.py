@@ -48,12 +48,13 @@ def dumps(value: Any) -> str:
 
 
 def members_json(members: Sequence[tuple[str, str]]) -> str:
-    """JSON object members from ``(key, JSON text)`` pairs, without the braces.
+    """JSON object members from ``(key, JSON text)`` pairs, without the braces (the keys
+    are the protocol's plain names: nothing in them to escape).
 
     >>> members_json([("a", "1"), ("b", '"x"')])
     '"a":1,"b":"x"'
     """
-    return ",".join(f"{dumps(key)}:{text}" for key, text in members)
+    return ",".join([f'"{key}":{text}' for key, text in members])
 
 
 def digest_of(head_json: str, events_seen: int) -> str:
