@@ -11,6 +11,7 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from paohuzi.server.storage import PlayerRecord
+from paohuzi.server.views import Body
 
 __all__ = ["SEND_TIMEOUT", "Client"]
 
@@ -32,6 +33,8 @@ class Client:
     window_count: int = 0
     sent: int = 0  # state messages numbered per connection
     last_hash: str = ""
+    delta: bool = False  # the client asked for delta messages (docs/protocol.md)
+    base: Body | None = None  # what its last state (or delta) message showed
     dropped: bool = False
     resync: bool | None = None  # a state to send after the lock: True a full snapshot
     sending: asyncio.Lock = field(default_factory=asyncio.Lock)  # messages leave in order

@@ -224,7 +224,8 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
         await refuse(refused, 1008)
         return
     t = runtime.table
-    client = Client(ws, rec, t.seat_of_player(rec.id))
+    client = Client(ws, rec, t.seat_of_player(rec.id),
+                    delta=ws.query_params.get("delta") == "1")
     runtime.connect(client)
     await client.send_now({"type": "welcome", "player": player_json(rec), "room": code,
                            "seat": client.seat, "cards": CARDS,

@@ -254,8 +254,12 @@ class Runtime:
         client.last_hash = body.hash
         client.events_sent = body.count
         client.sent += 1
-        await client.send_text(body.message_text(client.sent, start,
-                                                 self.deadline_for(client.seat)))
+        deadline = self.deadline_for(client.seat)
+        text = None
+        if client.delta and not snapshot and client.base is not None:
+            text = body.delta_text(client.base, client.sent, start, deadline)
+        client.base = body
+        await client.send_text(text or body.message_text(client.sent, start, deadline))
 
     async def broadcast(self) -> None:
         await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))
