@@ -58,6 +58,7 @@ class Result:
     p99: float
     max: float
     cpu_per_action_ms: float
+    system_share: float  # of the server's CPU time, the kernel's (sockets)
     server_cpu: float  # share of one core
     client_cpu: float
     errors: int
@@ -74,9 +75,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """A process's CPU time so far: (user, system) seconds."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def rss_mib(pid: int) -> float:
@@ -123,7 +126,9 @@ async def load(port: int, pid: int, args: argparse.Namespace, tables: int) -> Re
     cpu0, own0, wall0 = cpu_seconds(pid), time.process_time(), time.monotonic()
     await asyncio.sleep(args.seconds)
     wall = time.monotonic() - wall0
-    server_cpu = cpu_seconds(pid) - cpu0
+    cpu1 = cpu_seconds(pid)
+    user, system = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+    server_cpu = user + system
     client_cpu = time.process_time() - own0
     latencies = sorted(x for b in bots for x in b.latencies)
     load_end = os.getloadavg()[0]
@@ -138,6 +143,7 @@ async def load(port: int, pid: int, args: argparse.Namespace, tables: int) -> Re
         p50=1000 * statistics.median(latencies) if latencies else 0.0,
         p99=1000 * percentile(latencies, 0.99), max=1000 * latencies[-1] if latencies else 0.0,
         cpu_per_action_ms=1000 * server_cpu / actions if actions else 0.0,
+        system_share=system / server_cpu if server_cpu else 0.0,
         server_cpu=server_cpu / wall, client_cpu=client_cpu / wall,
         errors=sum(len(b.errors) for b in bots), failures=crashed,
         hands=sum(b.hands_seen for b in bots) / 3, rss_mib=rss_mib(pid),
@@ -177,7 +183,8 @@ def report(src: Path, r: Result) -> None:
           f"errors {r.errors}, client failures {r.failures}")
     print(f"  latency p50 {r.p50:.1f} ms, p99 {r.p99:.1f} ms, max {r.max:.1f} ms; "
           f"server CPU {r.cpu_per_action_ms:.3f} ms/action "
-          f"({100 * r.server_cpu:.0f}% of a core), load clients {100 * r.client_cpu:.0f}%; "
+          f"({100 * r.system_share:.0f}% of it in the kernel; {100 * r.server_cpu:.0f}% of a "
+          f"core), load clients {100 * r.client_cpu:.0f}%; "
           f"{r.rss_mib:.0f} MiB; load average {r.load_start:.2f} -> {r.load_end:.2f}",
           flush=True)
 

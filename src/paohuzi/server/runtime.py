@@ -22,6 +22,7 @@ from paohuzi.server import settlement
 from paohuzi.server.connection import Client
 from paohuzi.server.delivery import Delivery, Frame
 from paohuzi.server.table import Table, TableError
+from paohuzi.server.views import Body
 
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
@@ -175,7 +176,9 @@ class Runtime:
         """Every viewer's message body now (``hand``: as it is at a claim point)."""
         t = self.table
         viewers: list[int | None] = [i for i, s in enumerate(t.seats) if s.kind == "human"]
-        bodies = t.bodies([*viewers, None], hand)
+        if any(c.seat is None for c in self.clients):
+            viewers.append(None)  # else built when a spectator comes (_spectator_body)
+        bodies = t.bodies(viewers, hand)
         shown = hand if hand is not None else t.hand
         decisions: dict[int, tuple[Any, ...]] = {}
         if shown is not None and not shown.ended:
@@ -247,7 +250,11 @@ class Runtime:
         if snapshot or client.events_hand != frame.hand_no:
             client.events_sent = 0
             client.events_hand = frame.hand_no
-        body = frame.bodies.get(client.seat, frame.bodies[None])
+        body = frame.bodies.get(client.seat) if client.seat is not None else None
+        if body is None:
+            body = self._spectator_body(frame)
+            if body is None:
+                return  # sent once the table has caught up (the last frame's release)
         start = body.start(client.events_sent)
         if not snapshot and body.hash == client.last_hash and start == body.count:
             return  # nothing this seat can see changed (e.g. another seat's secret answer)
@@ -260,6 +267,16 @@ class Runtime:
             text = body.delta_text(client.base, client.sent, start, deadline)
         client.base = body
         await client.send_text(text or body.message_text(client.sent, start, deadline))
+
+    def _spectator_body(self, frame: Frame) -> Body | None:
+        """What spectators see of ``frame``. A frame captured while nobody watched has
+        none: it is built from the table when that frame is the last one captured and
+        released (the table has not changed since: every change captures a frame), else
+        the spectator waits for that moment."""
+        body = frame.bodies.get(None)
+        if body is None and frame is self.delivery.current and not self.delivery.pending:
+            body = frame.bodies[None] = self.table.bodies([None])[None]
+        return body
 
     async def broadcast(self) -> None:
         await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))
