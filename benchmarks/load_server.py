@@ -1,10 +1,12 @@
 """The server process of ``benchmarks/server.py``: ``paohuzi serve`` with the rate limits
-off (one address opens every table), on a loopback port.
+off (one address opens every table), on a loopback port, its collector tuned the same
+way (``paohuzi.server.serve.tune_gc``).
 
 Run: ``python benchmarks/load_server.py PORT DATABASE`` with the sources to measure on
 ``PYTHONPATH`` (the benchmark may run an older tree the same way, for a ratio). With
-``PAOHUZI_PROFILE=FILE`` set, the process runs under cProfile and writes its statistics
-to FILE when it is stopped (SIGTERM).
+``PAOHUZI_PROFILE=FILE`` set, the process runs under cProfile, timed in CPU time (a
+loaded machine's waits are not counted), and writes its statistics to FILE when it is
+stopped (SIGTERM).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import cProfile
 import os
 import signal
 import sys
+import time
 
 import uvicorn
 
@@ -30,11 +33,17 @@ def main() -> None:
     app = create_app(database=database, limits=UNLIMITED)
     server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, UNLIMITED,
                                            log_level="warning"))
+    try:  # what `paohuzi serve` does (older trees measured with --src may lack it)
+        from paohuzi.server.serve import tune_gc
+    except ImportError:
+        pass
+    else:
+        tune_gc()
     # uvicorn raises the stopping signal again once it has shut down: let that one pass,
     # so the profile below is written
     signal.signal(signal.SIGTERM, lambda *_: None)
     profile = os.environ.get("PAOHUZI_PROFILE")
-    profiler = cProfile.Profile() if profile else None
+    profiler = cProfile.Profile(time.process_time) if profile else None
     if profiler is not None:
         profiler.enable()
     server.run()
