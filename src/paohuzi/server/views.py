@@ -75,9 +75,9 @@ def digest_of(head_json: str, events_seen: int) -> str:
 def changes(old: dict[str, Any], new: dict[str, Any], depth: int = DELTA_DEPTH,
             prefix: str = "") -> tuple[dict[str, Any], list[str]]:
     """What turns ``old`` into ``new``: ``(set, unset)``, paths of dot-joined keys (a
-    list index is a key too), as :func:`apply_changes` applies them. Objects and lists
-    of the same length are compared member by member down to ``depth`` levels; below,
-    or where the shapes differ, a changed member is set whole.
+    list index is a key too), as :func:`apply_changes` applies them. Objects, and lists
+    of objects of the same length, are compared member by member down to ``depth``
+    levels; below, or where the shapes differ, a changed member is set whole.
 
     >>> old = {"view": {"wall": 40, "seats": [{"pile": "一"}, {"pile": ""}], "claim": 1}}
     >>> new = {"view": {"wall": 39, "seats": [{"pile": "一"}, {"pile": "五"}]}}
@@ -110,9 +110,10 @@ def _member(was: Any, value: Any, depth: int, path: str, set_: dict[str, Any],
             unset: list[str]) -> None:
     if was is value or was == value:
         return
-    if depth > 0 and ((isinstance(was, dict) and isinstance(value, dict)) or (
-            isinstance(was, list) and isinstance(value, list) and len(was) == len(value))):
-        _diff(was, value, depth - 1, path + ".", set_, unset)
+    kind = type(value)
+    if depth > 0 and type(was) is kind and (kind is dict or (
+            kind is list and len(was) == len(value) and type(value[0]) in (dict, list))):
+        _diff(was, value, depth - 1, path + ".", set_, unset)  # lists of objects only
     else:
         set_[path] = value
 
