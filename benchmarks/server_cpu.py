@@ -61,16 +61,16 @@ async def drive(tables: int, actions: int, spectators: int, seed: int) -> dict[s
                                     "bot_delay": 0, "claim_window": 0.01})
         runtime = server.runtimes[table.code]
         clients = []
-        for s in range(3 + spectators):
+        for i in range(3 + spectators):
             ws = StubSocket()
             sockets.append(ws)
-            client = Client(ws, players[s], None)  # type: ignore[arg-type]
+            client = Client(ws, players[i], None)  # type: ignore[arg-type]
             if hasattr(client, "delta"):
                 client.delta = True  # what the browser and the bot client ask for
             runtime.connect(client)
-            if s < 3:
-                table.seats[s].player, table.seats[s].nickname = players[s].id, f"p{s}"
-                client.seat = s
+            if i < 3:
+                table.seats[i].player, table.seats[i].nickname = players[i].id, f"p{i}"
+                client.seat = i
                 clients.append(client)
             await runtime.send_state(client, snapshot=True)
         async with runtime.lock:
