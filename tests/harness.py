@@ -67,10 +67,10 @@ def check_view(hand: Hand, seat: int | None) -> None:
     else:
         own = sorted(c.text for c in hand.seats[seat].hand_cards)
         assert sorted(view["hand"]) == own
-    for owner, seat_info in enumerate(view["seats"]):
-        assert "hand" not in seat_info
     if hand.result is None:
         assert "revealed_hands" not in view
+    for owner, seat_info in enumerate(view["seats"]):
+        assert "hand" not in seat_info
         for meld, true_meld in zip(seat_info["melds"], hand.seats[owner].melds, strict=True):
             if true_meld.kind is GroupKind.WEI and owner != seat and hand.result is None:
                 # hidden while the hand is played; every hand is shown once it is over

@@ -108,12 +108,48 @@ export async function replaySteps(id: string): Promise<Json> {
   return call(`/api/games/${encodeURIComponent(id)}/steps`);
 }
 
-/** One table connection: numbered messages, resync after reconnecting. */
+/** A `delta` message applied to the last `state` (docs/protocol.md): the state it makes
+ * (a new object; `last` is not changed), or null when it is not based on `last`. */
+export function applyDelta(last: Json | null, delta: Json): Json | null {
+  if (!last || delta.base !== last.n) return null;
+  const out: Json = { ...last };
+  const copied = new Set<object>([out]);
+  const parent = (path: string): [Json, string | number] => {
+    const steps = path.split(".");
+    const key = steps.pop() as string;
+    let node: Json = out;
+    for (const step of steps) {
+      const at = Array.isArray(node) ? Number(step) : step;
+      let child: Json = node[at];
+      if (!copied.has(child)) {
+        child = Array.isArray(child) ? [...child] : { ...child };
+        copied.add(child);
+        node[at] = child;
+      }
+      node = child;
+    }
+    return [node, Array.isArray(node) ? Number(key) : key];
+  };
+  for (const [path, value] of Object.entries(delta.set as Record<string, Json>)) {
+    const [node, key] = parent(path);
+    node[key] = value;
+  }
+  for (const path of delta.unset as string[]) {
+    const [node, key] = parent(path);
+    delete node[key];
+  }
+  const { n, events_from, events, hash, deadline, next_deadline } = delta;
+  return { ...out, type: "state", n, events_from, events, hash, deadline, next_deadline };
+}
+
+/** One table connection: numbered messages, resync after reconnecting. It asks for
+ * `delta` messages and hands every one on as the full `state` it makes. */
 export class TableSocket {
   private ws: WebSocket | null = null;
   private seq = 0;
   private closed = false;
   private retry = 0;
+  private state: Json | null = null; // the last state, what the next delta applies to
   hand = -1;
   events = 0;
 
@@ -126,16 +162,25 @@ export class TableSocket {
 
   open(): void {
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const url = `${proto}://${location.host}/ws/${encodeURIComponent(this.code)}?token=${encodeURIComponent(token() || "")}&presence=1`;
+    const url = `${proto}://${location.host}/ws/${encodeURIComponent(this.code)}?token=${encodeURIComponent(token() || "")}&presence=1&delta=1`;
     const ws = new WebSocket(url);
     this.ws = ws;
+    this.state = null; // a new connection starts with a full state
     ws.onopen = () => {
       this.retry = 0;
       this.onStatus(true);
     };
     ws.onmessage = (event) => {
-      const msg = JSON.parse(event.data);
+      let msg = JSON.parse(event.data);
       if (msg.type === "welcome") this.seq = Math.max(this.seq, msg.last_seq || 0);
+      if (msg.type === "delta") {
+        msg = applyDelta(this.state, msg);
+        if (!msg) {
+          this.send({ type: "resync", hand: -1 }); // not on our state: a fresh snapshot
+          return;
+        }
+      }
+      if (msg.type === "state") this.state = msg;
       this.onMessage(msg);
     };
     ws.onclose = (event) => {

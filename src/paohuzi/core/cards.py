@@ -127,6 +127,8 @@ class Card(int):
 
 
 ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(i) for i in range(KINDS))
+_TEXTS: Final = SMALL_TEXT + BIG_TEXT
+"""Each card's text by index (what :func:`format_cards` looks up: views format many)."""
 
 
 def parse_cards(text: str) -> list[Card]:
@@ -181,7 +183,7 @@ def format_cards(cards: Iterable[int], *, ascii: bool = False) -> str:
     """Card text: Chinese characters run together, or ASCII separated by spaces."""
     if ascii:
         return " ".join(ALL_CARDS[c].ascii for c in cards)
-    return "".join(ALL_CARDS[c].text for c in cards)
+    return "".join([_TEXTS[c] for c in cards])
 
 
 def counts_of(cards: Iterable[int]) -> list[int]:

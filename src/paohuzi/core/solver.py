@@ -349,6 +349,8 @@ class Wait:
 def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[Wait]:
     """Every card that would complete this hand, with its 胡息 (threshold applied).
 
+    The solver is asked only about the cards :func:`may_win` lets through.
+
     >>> from paohuzi.core.cards import parse_cards
     >>> from paohuzi.core.rules import Ruleset
     >>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
@@ -363,8 +365,8 @@ def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[W
     validate_counts(counts, "hand and table")
     out = []
     for x in range(KINDS):
-        if counts[x] >= 4:
-            continue
+        if counts[x] >= 4 or not may_win(hand_counts, melds, x, rules.min_huxi):
+            continue  # the engine's cheap checks: no arrangement can win on x
         results: list[int | None] = []
         for source in (Source.SELF, Source.OTHER):
             if win_barred(rules, hand_counts, melds, x, source):

@@ -34,8 +34,11 @@ class BotClient:
     """Plays a seat by choosing among the legal actions its state messages list.
 
     ``choose(legal_texts, state) -> text`` decides (random by default);
-    ``think`` seconds pass before each action (the load benchmark's pace).
+    ``think`` seconds pass before each action (the load benchmark's pace), drawn
+    uniformly within ``think * (1 ± jitter)``.
     ``latencies`` holds, for each action, the seconds from sending it to its ack.
+    With ``delta`` (the default) it asks for ``delta`` messages and applies each to the
+    state before it (``messages`` holds the state it makes, ``deltas`` counts them).
     """
 
     ws_url: str
@@ -43,6 +46,7 @@ class BotClient:
     seat: int | None = None
     seed: int = 0
     think: float = 0.0
+    jitter: float = 0.0
     choose: Callable[[list[str], dict[str, Any]], str] | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
     received_at: list[float] = field(default_factory=list)  # monotonic, per message kept
@@ -53,9 +57,12 @@ class BotClient:
     last_state: dict[str, Any] | None = None
     keep_messages: bool = True
     seq: int = 0
+    delta: bool = True
+    deltas: int = 0
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
+        self._pace = random.Random(self.seed ^ 0x5EED)  # think times: choices unchanged
         self._sent_at: dict[int, tuple[float, str]] = {}
         self._entropy_sent: set[int] = set()
 
@@ -68,7 +75,8 @@ class BotClient:
         import websockets
 
         deadline = time.monotonic() + timeout
-        async with websockets.connect(f"{self.ws_url}?token={self.token}",
+        wants = "&delta=1" if self.delta else ""
+        async with websockets.connect(f"{self.ws_url}?token={self.token}{wants}",
                                       max_size=2**22) as ws:
             acted_on: tuple[int, int] | None = None
             while self.hands_seen < hands and time.monotonic() < deadline:
@@ -78,6 +86,12 @@ class BotClient:
                 except TimeoutError:
                     break
                 msg = json.loads(raw)
+                if msg.get("type") == "delta":
+                    applied = self.apply_delta(msg)
+                    if applied is None:  # not on the state we have: ask for a fresh one
+                        await self._send(ws, {"type": "resync", "hand": -1}, record=False)
+                        continue
+                    msg = applied
                 if self.keep_messages:
                     self.messages.append(msg)
                     self.received_at.append(time.monotonic())
@@ -123,13 +137,36 @@ class BotClient:
                     continue
                 acted_on = key
                 if self.think:
-                    await asyncio.sleep(self.think)
+                    await asyncio.sleep(self.think_time())
                 if illegal_rate and self.rng.random() < illegal_rate:
                     await self._send(ws, {"type": "act", "action": self.rng.choice(
                         ["discard 龍", "peng", "hu", "chi 一二四", "discard 三", "pass"])},
                         record=False)
                 text = self.choose(legal, msg) if self.choose else self.rng.choice(legal)
                 await self._send(ws, {"type": "act", "action": text})
+
+    def apply_delta(self, delta: dict[str, Any]) -> dict[str, Any] | None:
+        """The state a ``delta`` message makes of the last state (docs/protocol.md), or
+        ``None`` if it is not based on that state."""
+        from paohuzi.server.views import apply_changes
+
+        last = self.last_state
+        if last is None or delta.get("base") != last.get("n"):
+            return None
+        self.deltas += 1
+        state = apply_changes(last, delta["set"], delta["unset"])
+        state.update(type="state", n=delta["n"], events_from=delta["events_from"],
+                     events=delta["events"], hash=delta["hash"], deadline=delta["deadline"])
+        return state
+
+    def think_time(self) -> float:
+        """Seconds to think before the next action.
+
+        >>> b = BotClient("ws://x", "t", think=1.0, jitter=0.5)
+        >>> all(0.5 <= b.think_time() <= 1.5 for _ in range(100))
+        True
+        """
+        return self.think * (1.0 + self.jitter * (2.0 * self._pace.random() - 1.0))
 
     async def _send_entropy(self, ws: Any, state: dict[str, Any]) -> None:
         """Our random value for the next hand's shuffle, once it is committed."""

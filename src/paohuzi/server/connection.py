@@ -11,6 +11,7 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from paohuzi.server.storage import PlayerRecord
+from paohuzi.server.views import Body
 
 __all__ = ["SEND_TIMEOUT", "Client"]
 
@@ -32,6 +33,8 @@ class Client:
     window_count: int = 0
     sent: int = 0  # state messages numbered per connection
     last_hash: str = ""
+    delta: bool = False  # the client asked for delta messages (docs/protocol.md)
+    base: Body | None = None  # what its last state (or delta) message showed
     dropped: bool = False
     presence: bool = False  # asked for the table's presence messages (issue 16)
     resync: bool | None = None  # a state to send after the lock: True a full snapshot
@@ -39,12 +42,16 @@ class Client:
 
     async def send_now(self, message: dict[str, Any]) -> None:
         """Send at once; a client that does not take it within SEND_TIMEOUT is cut off."""
+        await self.send_text(json.dumps(message, ensure_ascii=False))
+
+    async def send_text(self, text: str) -> None:
+        """:meth:`send_now` of a message already encoded as JSON text."""
         if self.dropped:
             return
         async with self.sending:
             try:
                 async with asyncio.timeout(SEND_TIMEOUT):
-                    await self.ws.send_text(json.dumps(message, ensure_ascii=False))
+                    await self.ws.send_text(text)
             except Exception:
                 self.dropped = True
                 with contextlib.suppress(Exception):

@@ -15,11 +15,11 @@ Seats act on what they have been shown: a decision is open to a seat only once t
 frame that shows it has been released (:meth:`Delivery.released`).
 
 >>> d = Delivery(window=1.0)
->>> d.capture(Frame(1, {None: {"hash": "a"}}, {}, claim_point=True))
->>> d.capture(Frame(1, {None: {"hash": "b"}}, {}, claim_point=False))
->>> d.release(now=10.0).bodies[None]["hash"], d.due(now=10.5), d.due(now=11.0)
+>>> d.capture(Frame(1, {None: Body("a")}, {}, claim_point=True))
+>>> d.capture(Frame(1, {None: Body("b")}, {}, claim_point=False))
+>>> d.release(now=10.0).bodies[None].hash, d.due(now=10.5), d.due(now=11.0)
 ('a', False, True)
->>> d.release(now=11.0).bodies[None]["hash"], d.pending
+>>> d.release(now=11.0).bodies[None].hash, d.pending
 ('b', False)
 """
 
@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
+
+from paohuzi.server.views import Body
 
 __all__ = ["Delivery", "Frame"]
 
@@ -41,20 +43,20 @@ class Frame:
 
     Attributes:
         hand_no: the hand shown.
-        bodies: per viewer, the state message body with every event of the hand.
+        bodies: per viewer, what it is shown (views.py), every event of the hand in it.
         decisions: per match seat with a decision, the key of that decision.
         claim_point: the frame shows a claim point: the next one waits the window.
     """
 
     hand_no: int
-    bodies: dict[Viewer, dict[str, Any]]
+    bodies: dict[Viewer, Body]
     decisions: dict[int, tuple[Any, ...]]
     claim_point: bool
 
     def same_as(self, other: Frame) -> bool:
         """Nothing any viewer sees differs (a secret answer, a settled marker...)."""
         return self.bodies.keys() == other.bodies.keys() and all(
-            body["hash"] == other.bodies[v]["hash"] for v, body in self.bodies.items()) \
+            body.hash == other.bodies[v].hash for v, body in self.bodies.items()) \
             and self.decisions == other.decisions
 
 

@@ -253,7 +253,8 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
         return
     t = runtime.table
     client = Client(ws, rec, t.seat_of_player(rec.id),
-                    presence=ws.query_params.get("presence") == "1")
+                    presence=ws.query_params.get("presence") == "1",
+                    delta=ws.query_params.get("delta") == "1")
     runtime.connect(client)
     await client.send_now({"type": "welcome", "player": player_json(rec), "room": t.code,
                            "seat": client.seat, "cards": CARDS,

@@ -24,6 +24,7 @@ from paohuzi.server.economy import check_entry
 from paohuzi.server.levels import level_of
 from paohuzi.server.presence import PRESENCE_ENTRIES, Seating, presence_json
 from paohuzi.server.table import Table, TableError
+from paohuzi.server.views import Body
 
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
@@ -225,7 +226,9 @@ class Runtime:
         """Every viewer's message body now (``hand``: as it is at a claim point)."""
         t = self.table
         viewers: list[int | None] = [i for i, s in enumerate(t.seats) if s.kind == "human"]
-        bodies = {v: t.view_for(v, 0, hand) for v in [*viewers, None]}
+        if any(c.seat is None for c in self.clients):
+            viewers.append(None)  # else built when a spectator comes (_spectator_body)
+        bodies = t.bodies(viewers, hand)
         shown = hand if hand is not None else t.hand
         decisions: dict[int, tuple[Any, ...]] = {}
         if shown is not None and not shown.ended:
@@ -297,18 +300,35 @@ class Runtime:
         if snapshot or client.events_hand != frame.hand_no:
             client.events_sent = 0
             client.events_hand = frame.hand_no
-        full = frame.bodies.get(client.seat, frame.bodies[None])
-        events = full["events"]
-        start = client.events_sent if 0 <= client.events_sent <= len(events) else 0
-        body = {**full, "events_from": start, "events": events[start:]}
-        if not snapshot and body["hash"] == client.last_hash and not body["events"]:
+        body = frame.bodies.get(client.seat) if client.seat is not None else None
+        if body is None:
+            body = self._spectator_body(frame)
+            if body is None:
+                return  # sent once the table has caught up (the last frame's release)
+        start = body.start(client.events_sent)
+        if not snapshot and body.hash == client.last_hash and start == body.count:
             return  # nothing this seat can see changed (e.g. another seat's secret answer)
-        client.last_hash = body["hash"]
-        client.events_sent = start + len(body["events"])
-        body["deadline"] = self.deadline_for(client.seat)
-        body["next_deadline"] = self.next_deadline()
+        client.last_hash = body.hash
+        client.events_sent = body.count
         client.sent += 1
-        await client.send_now({"type": "state", "n": client.sent, **body})
+        deadline = self.deadline_for(client.seat)
+        next_deadline = self.next_deadline()  # the room's next timer (the settlement's)
+        text = None
+        if client.delta and not snapshot and client.base is not None:
+            text = body.delta_text(client.base, client.sent, start, deadline, next_deadline)
+        client.base = body
+        await client.send_text(text or body.message_text(client.sent, start, deadline,
+                                                         next_deadline))
+
+    def _spectator_body(self, frame: Frame) -> Body | None:
+        """What spectators see of ``frame``. A frame captured while nobody watched has
+        none: it is built from the table when that frame is the last one captured and
+        released (the table has not changed since: every change captures a frame), else
+        the spectator waits for that moment."""
+        body = frame.bodies.get(None)
+        if body is None and frame is self.delivery.current and not self.delivery.pending:
+            body = frame.bodies[None] = self.table.bodies([None])[None]
+        return body
 
     async def broadcast(self) -> None:
         await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))

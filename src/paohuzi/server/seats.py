@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["match_view"]
+__all__ = ["match_event", "match_view"]
 
 _SEAT_KEYS = ("seat", "dealer", "turn")
 _RESULT_SEAT_KEYS = ("winner", "leaver")
@@ -61,5 +61,16 @@ def match_view(view: dict[str, Any], events: list[dict[str, Any]], playing: Sequ
         seen["result"] = result
     if "revealed_hands" in view:
         seen["revealed_hands"] = spread(view["revealed_hands"])
-    renumbered = [{**e, "seat": seat(e["seat"])} if "seat" in e else e for e in events]
-    return seen, renumbered
+    return seen, [match_event(e, playing) for e in events]
+
+
+def match_event(event: dict[str, Any], playing: Sequence[int]) -> dict[str, Any]:
+    """An event (``Event.visible_to``) with its hand seat made the match seat it is.
+
+    >>> match_event({"kind": "draw", "seat": 0, "hidden": 1}, (1, 2, 3))
+    {'kind': 'draw', 'seat': 1, 'hidden': 1}
+    """
+    hand_seat = event.get("seat")
+    if not isinstance(hand_seat, int):
+        return event
+    return {**event, "seat": playing[hand_seat]}

@@ -23,9 +23,8 @@ two between hands only. No hand is dealt while the last one is unsettled.
 from __future__ import annotations
 
 import hashlib
-import json
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +49,7 @@ from paohuzi.server.fairness import (
 )
 from paohuzi.server.names import computer_name
 from paohuzi.server.seats import match_view
+from paohuzi.server.views import NO_EVENTS, Body, EventLog, digest_of, dumps, members_json
 
 __all__ = ["HANDS", "STAKES", "TIMINGS", "RoomConfig", "Table", "TableError", "commitment"]
 
@@ -519,6 +519,10 @@ class Table:
     _hash: str = ""
     _waits_cache: dict[int, tuple[tuple[int, int, int], list[dict[str, Any]]]] = field(
         default_factory=dict)
+    _seat_parts: dict[int | None, tuple[Any, tuple[Any, str, Any, str]]] = field(
+        default_factory=dict, compare=False, repr=False)
+    _event_logs: dict[int | None, EventLog] = field(default_factory=dict, compare=False,
+                                                    repr=False)
 
     def _compute_hash(self) -> str:
         assert self.match is not None
@@ -545,6 +549,13 @@ class Table:
         Built from the engine's seat view only; events from ``events_from`` on. ``hand``:
         the hand in progress as it is at one of its claim points (default: as it is now).
         """
+        return self.bodies([match_seat], hand)[match_seat].to_dict(events_from)
+
+    def bodies(self, viewers: Iterable[int | None], hand: Hand | None = None
+               ) -> dict[int | None, Body]:
+        """Each viewer's :class:`~paohuzi.server.views.Body` now (``hand``: as at one of
+        its claim points): the parts every viewer shares are built once, and each
+        viewer's seat view, waits and events are kept while they stay the same."""
         assert self.match is not None
         if hand is None or hand.ended:
             hand = self.shown_hand()
@@ -561,31 +572,56 @@ class Table:
             "timer": self.config.timer,
             **self._hall_view(),
         }
-        body: dict[str, Any] = {"table": table, "you": match_seat,
-                                "next_shuffle": self._next_shuffle(match_seat)}
+        table_json = dumps(table)
         if hand is None:
-            body["view"] = None
-            body["events_from"] = 0
-            body["events"] = []
-            body["hash"] = _digest(body)
-            return body
+            return {v: self._body(v, [("table", table, table_json), ("you", v, dumps(v)),
+                                      *self._next_shuffle_member(v), ("view", None, "null")],
+                                  NO_EVENTS) for v in viewers}
         in_progress = not hand.ended
-        playing = self._playing if in_progress or self.last_summary is None \
-            else self.last_summary.players
-        hand_seat = playing.index(match_seat) if match_seat in playing else None
-        view, events = match_view(*_split_events(view_json(observe(hand, hand_seat))),
-                                  playing, len(self.seats))
-        start = events_from if 0 <= events_from <= len(events) else 0
-        body["view"] = view
-        body["waits"] = self._waits(hand, hand_seat) if in_progress else []
-        body["events_from"] = start
-        body["events"] = events[start:]
+        playing = tuple(self._playing if in_progress or self.last_summary is None
+                        else self.last_summary.players)
+        state = (hand, playing, hand.state_key())
         shown = self.shuffle if in_progress else self.finished_shuffle
-        body["shuffle"] = None if shown is None else \
+        shuffle = None if shown is None else \
             {"commitment": shown.commitment} if in_progress else shown.revealed()
-        seen = {k: v for k, v in body.items() if k not in ("events", "events_from")}
-        body["hash"] = _digest({**seen, "events_seen": body["events_from"] + len(body["events"])})
-        return body
+        shuffle_member = ("shuffle", shuffle, dumps(shuffle))
+        out = {}
+        for v in viewers:
+            hand_seat = playing.index(v) if v in playing else None
+            view, view_text, waits, waits_text = self._seat_part(state, hand_seat, in_progress)
+            log = self._event_logs.get(hand_seat)
+            if log is None or not log.fits(hand, hand_seat, playing):
+                log = self._event_logs[hand_seat] = EventLog(hand, hand_seat, playing)
+            out[v] = self._body(v, [("table", table, table_json), ("you", v, dumps(v)),
+                                    *self._next_shuffle_member(v), ("view", view, view_text),
+                                    ("waits", waits, waits_text), shuffle_member], log)
+        return out
+
+    def _body(self, viewer: int | None, members: list[tuple[str, Any, str]],
+              log: EventLog) -> Body:
+        head_json = members_json([(key, text) for key, _, text in members])
+        count = log.catch_up()
+        return Body(digest_of(head_json, count), {key: value for key, value, _ in members},
+                    head_json, log, count)
+
+    def _next_shuffle_member(self, viewer: int | None) -> list[tuple[str, Any, str]]:
+        value = self._next_shuffle(viewer)
+        return [("next_shuffle", value, dumps(value))]
+
+    def _seat_part(self, state: tuple[Hand, tuple[int, ...], Any], hand_seat: int | None,
+                   in_progress: bool) -> tuple[Any, str, Any, str]:
+        """A hand seat's view (``None``: a spectator's) and waits, with their JSON; kept
+        while the hand, its seats and its whole state stay the same."""
+        cached = self._seat_parts.get(hand_seat)
+        if cached is not None and cached[0][0] is state[0] and cached[0][1:] == state[1:]:
+            return cached[1]
+        hand, playing, _ = state
+        view, _ = match_view(*_split_events(view_json(observe(hand, hand_seat, events=False))),
+                             playing, len(self.seats))
+        waits = self._waits(hand, hand_seat) if in_progress else []
+        part = (view, dumps(view), waits, dumps(waits))
+        self._seat_parts[hand_seat] = (state, part)
+        return part
 
     def _hall_view(self) -> dict[str, Any]:
         """What the table view adds for the hall (issue 11): each seat's level, the 场次,
@@ -683,9 +719,3 @@ def _refusal(hand: Hand, hand_seat: int, action: Action, legal: list[Action]) ->
         return f"{action.card.text} is part of a 坎 and cannot be discarded (§2)"
     allowed = ", ".join(a.text for a in legal)
     return f"you may not {action.text} now; allowed: {allowed}"
-
-
-def _digest(body: dict[str, Any]) -> str:
-    """A digest of what one seat sees (never of anything hidden from it)."""
-    text = json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,10 +1,17 @@
-"""The HTTP transport under the app: uvicorn with header and keep-alive timeouts.
+"""The HTTP transport under the app: uvicorn with header and keep-alive timeouts, and
+WebSocket compression for large messages only.
 
 uvicorn closes idle keep-alive connections but waits forever for a request's
 headers, so a client sending them a byte at a time (slowloris) holds a socket as
 long as it likes. :class:`GuardedH11Protocol` closes a connection whose request
 headers are not complete ``header_timeout`` seconds after the connection opened
 (or after the previous response).
+
+WebSocket messages are compressed (permessage-deflate, RFC 7692, when the client offers
+it) only from :data:`COMPRESS_MIN_BYTES` up: most messages (acks, a claim window's
+state change, deltas) are a few hundred bytes, which compression barely shrinks and
+which cost the server a compressor pass each; RFC 7692 lets a sender leave any message
+uncompressed (its RSV1 bit clear), and every client reads both.
 """
 
 from __future__ import annotations
@@ -15,10 +22,20 @@ from typing import Any
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.extensions.permessage_deflate import (
+    PerMessageDeflate,
+    ServerPerMessageDeflateFactory,
+)
+from websockets.frames import Frame, Opcode
 
 from paohuzi.server.limits import Limits
 
-__all__ = ["GuardedH11Protocol", "uvicorn_config"]
+__all__ = ["COMPRESS_MIN_BYTES", "GuardedH11Protocol", "LargeOnlyDeflate",
+           "SmallPlainWebSocketProtocol", "uvicorn_config"]
+
+COMPRESS_MIN_BYTES = 1024
+"""WebSocket messages shorter than this (bytes of UTF-8) are sent uncompressed."""
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -64,12 +81,57 @@ class GuardedH11Protocol(H11Protocol):
             self.transport.close()
 
 
+class LargeOnlyDeflate(PerMessageDeflate):
+    """permessage-deflate that leaves a one-frame message shorter than
+    :data:`COMPRESS_MIN_BYTES` uncompressed (the compressor never sees it, so the
+    messages it does compress keep their shared context).
+
+    >>> ext = LargeOnlyDeflate(False, False, 12, 12)
+    >>> ext.encode(Frame(Opcode.TEXT, b'{"type":"ack","seq":1}')).rsv1
+    False
+    >>> big = ext.encode(Frame(Opcode.TEXT, b"x" * COMPRESS_MIN_BYTES))
+    >>> big.rsv1, len(big.data) < COMPRESS_MIN_BYTES
+    (True, True)
+    """
+
+    def encode(self, frame: Frame) -> Frame:
+        if frame.fin and frame.opcode in (Opcode.TEXT, Opcode.BINARY) \
+                and len(frame.data) < COMPRESS_MIN_BYTES:
+            return frame
+        return super().encode(frame)
+
+
+class _LargeOnlyDeflateFactory(ServerPerMessageDeflateFactory):
+    def process_request_params(self, params: Any, accepted_extensions: Any
+                               ) -> tuple[list[tuple[str, str | None]], PerMessageDeflate]:
+        response, ext = super().process_request_params(params, accepted_extensions)
+        return response, LargeOnlyDeflate(
+            ext.remote_no_context_takeover, ext.local_no_context_takeover,
+            ext.remote_max_window_bits, ext.local_max_window_bits, ext.compress_settings)
+
+
+class SmallPlainWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (the ``websockets`` sans-I/O one, its default) with
+    :class:`LargeOnlyDeflate` in place of plain permessage-deflate, same settings."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        offered = self.conn.available_extensions or []
+        self.conn.available_extensions = [
+            _LargeOnlyDeflateFactory(
+                server_max_window_bits=f.server_max_window_bits,
+                client_max_window_bits=f.client_max_window_bits,
+                compress_settings=f.compress_settings)
+            if isinstance(f, ServerPerMessageDeflateFactory) else f for f in offered]
+
+
 def uvicorn_config(app: Any, host: str, port: int, limits: Limits | None = None,
                    **options: Any) -> uvicorn.Config:
     """The uvicorn configuration the server runs with (``paohuzi serve`` and the tests)."""
     limits = limits or Limits()
     protocol = type("Guarded", (GuardedH11Protocol,), {"header_timeout": limits.header_timeout})
     return uvicorn.Config(app, host=host, port=port, http=protocol,
+                          ws=SmallPlainWebSocketProtocol,
                           timeout_keep_alive=limits.keep_alive,
                           h11_max_incomplete_event_size=8192,
                           ws_max_size=limits.max_body * 4, **options)

@@ -1,0 +1,56 @@
+"""The server process of ``benchmarks/server.py``: ``paohuzi serve`` with the rate limits
+off (one address opens every table), on a loopback port, its collector tuned the same
+way (``paohuzi.server.serve.tune_gc``).
+
+Run: ``python benchmarks/load_server.py PORT DATABASE`` with the sources to measure on
+``PYTHONPATH`` (the benchmark may run an older tree the same way, for a ratio). With
+``PAOHUZI_PROFILE=FILE`` set, the process runs under cProfile, timed in CPU time (a
+loaded machine's waits are not counted), and writes its statistics to FILE when it is
+stopped (SIGTERM).
+"""
+
+from __future__ import annotations
+
+import cProfile
+import os
+import signal
+import sys
+import time
+
+import uvicorn
+
+from paohuzi.server.app import create_app
+from paohuzi.server.limits import Limits
+from paohuzi.server.transport import uvicorn_config
+
+UNLIMITED = Limits(players_per_address=None, rooms_per_account=None, rooms_per_address=None,
+                   connections_per_account=None, connections_per_address=None)
+"""The load comes from one address and one account per seat: no rate limit applies."""
+
+
+def main() -> None:
+    port, database = int(sys.argv[1]), sys.argv[2]
+    app = create_app(database=database, limits=UNLIMITED)
+    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, UNLIMITED,
+                                           log_level="warning"))
+    try:  # what `paohuzi serve` does (older trees measured with --src may lack it)
+        from paohuzi.server.serve import tune_gc
+    except ImportError:
+        pass
+    else:
+        tune_gc()
+    # uvicorn raises the stopping signal again once it has shut down: let that one pass,
+    # so the profile below is written
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    profile = os.environ.get("PAOHUZI_PROFILE")
+    profiler = cProfile.Profile(time.process_time) if profile else None
+    if profiler is not None:
+        profiler.enable()
+    server.run()
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(str(profile))
+
+
+if __name__ == "__main__":
+    main()

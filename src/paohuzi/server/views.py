@@ -1,0 +1,254 @@
+"""What one viewer is sent, built once and kept: state bodies, their JSON and digest.
+
+A viewer (a match seat, or ``None`` for every spectator) gets the same body on every one
+of its connections, so a body is built once per viewer and moment
+(:meth:`~paohuzi.server.table.Table.bodies`), with its JSON text and its digest; a
+connection's message is then put together from that text
+(:meth:`Body.message_text`) without encoding anything again. The parts that cost most
+are kept across moments:
+
+* :class:`EventLog`: the events of a hand as one viewer sees them, in match seat numbers,
+  each with its JSON text: a hand's events only ever grow, so each is rendered once per
+  viewer, not once per message;
+* the viewer's seat view and 听牌 waits, kept while the hand's state is the same (the
+  table builds a moment's bodies at a claim point and again after the change that
+  reached it).
+
+Nothing here decides what a viewer may see: the engine's seat view
+(:func:`paohuzi.game.view.observe`) and :meth:`Event.visible_to
+<paohuzi.game.engine.Event.visible_to>` do; this module only keeps their answers.
+
+>>> body = Body("h1", {"you": None, "view": None}, '"you":null,"view":null')
+>>> body.to_dict()
+{'you': None, 'view': None, 'events_from': 0, 'events': [], 'hash': 'h1'}
+>>> body.message_text(3, 0, None)
+'{"type":"state","n":3,"you":null,"view":null,"events_from":0,"events":[],"hash":"h1","deadline":null,"next_deadline":null}'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from paohuzi.game.engine import Hand
+from paohuzi.server.seats import match_event
+
+__all__ = ["DELTA_DEPTH", "DELTA_MAX_SHARE", "Body", "EventLog", "apply_changes", "changes",
+           "digest_of", "dumps", "members_json"]
+
+DELTA_MAX_SHARE = 0.5
+"""A ``delta`` message is sent instead of a ``state`` one only when its changes are
+shorter than this share of the full state's members (docs/protocol.md)."""
+DELTA_DEPTH = 3
+"""How deep :func:`changes` looks into objects and same-length lists before it sends a
+changed member whole (``view.seats.1.pile`` is at depth 3)."""
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps(value: Any) -> str:
+    """The JSON text the server sends (UTF-8 characters kept, compact separators)."""
+    return _ENCODER.encode(value)
+
+
+def members_json(members: Sequence[tuple[str, str]]) -> str:
+    """JSON object members from ``(key, JSON text)`` pairs, without the braces (the keys
+    are the protocol's plain names: nothing in them to escape).
+
+    >>> members_json([("a", "1"), ("b", '"x"')])
+    '"a":1,"b":"x"'
+    """
+    return ",".join([f'"{key}":{text}' for key, text in members])
+
+
+def digest_of(head_json: str, events_seen: int) -> str:
+    """A digest of what one viewer sees: its body's members and how many events it has
+    been shown (never anything hidden from it: the body is that viewer's own)."""
+    text = f"{head_json}|{events_seen}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def changes(old: dict[str, Any], new: dict[str, Any], depth: int = DELTA_DEPTH,
+            prefix: str = "") -> tuple[dict[str, Any], list[str]]:
+    """What turns ``old`` into ``new``: ``(set, unset)``, paths of dot-joined keys (a
+    list index is a key too), as :func:`apply_changes` applies them. Objects, and lists
+    of objects of the same length, are compared member by member down to ``depth``
+    levels; below, or where the shapes differ, a changed member is set whole.
+
+    >>> old = {"view": {"wall": 40, "seats": [{"pile": "一"}, {"pile": ""}], "claim": 1}}
+    >>> new = {"view": {"wall": 39, "seats": [{"pile": "一"}, {"pile": "五"}]}}
+    >>> changes(old, new)
+    ({'view.wall': 39, 'view.seats.1.pile': '五'}, ['view.claim'])
+    >>> apply_changes(old, *changes(old, new)) == new
+    True
+    """
+    set_: dict[str, Any] = {}
+    unset: list[str] = []
+    _diff(old, new, depth, prefix, set_, unset)
+    return set_, unset
+
+
+def _diff(old: Any, new: Any, depth: int, prefix: str, set_: dict[str, Any],
+          unset: list[str]) -> None:
+    if isinstance(new, dict):
+        for key, value in new.items():
+            if key not in old:
+                set_[prefix + key] = value
+            else:
+                _member(old[key], value, depth, f"{prefix}{key}", set_, unset)
+        unset.extend(prefix + key for key in old if key not in new)
+    else:
+        for i, (was, value) in enumerate(zip(old, new, strict=True)):
+            _member(was, value, depth, f"{prefix}{i}", set_, unset)
+
+
+def _member(was: Any, value: Any, depth: int, path: str, set_: dict[str, Any],
+            unset: list[str]) -> None:
+    if was is value or was == value:
+        return
+    kind = type(value)
+    if depth > 0 and type(was) is kind and (kind is dict or (
+            kind is list and len(was) == len(value) and type(value[0]) in (dict, list))):
+        _diff(was, value, depth - 1, path + ".", set_, unset)  # lists of objects only
+    else:
+        set_[path] = value
+
+
+def apply_changes(state: dict[str, Any], set_: dict[str, Any], unset: list[str]
+                  ) -> dict[str, Any]:
+    """``state`` with :func:`changes`' ``set`` and ``unset`` applied (a new object:
+    what is changed is copied, nothing in ``state`` is modified). What a client does
+    with a ``delta`` message (docs/protocol.md)."""
+    out = dict(state)
+    copied: set[int] = {id(out)}
+    for path, value in set_.items():
+        parent, key = _parent(out, path, copied)
+        parent[key] = value
+    for path in unset:
+        parent, key = _parent(out, path, copied)
+        del parent[key]
+    return out
+
+
+def _parent(root: dict[str, Any], path: str, copied: set[int]) -> tuple[Any, Any]:
+    """The container holding ``path``'s last key (copied on the way), and that key."""
+    *steps, last = path.split(".")
+    node: Any = root
+    for step in steps:
+        key: Any = int(step) if isinstance(node, list) else step
+        child = node[key]
+        if id(child) not in copied:
+            child = list(child) if isinstance(child, list) else dict(child)
+            copied.add(id(child))
+            node[key] = child
+        node = child
+    return node, int(last) if isinstance(node, list) else last
+
+
+class EventLog:
+    """The events of one hand as one viewer sees them, rendered once each.
+
+    ``hand_seat`` is the viewer's seat in the hand (``None``: a spectator, or a 醒家
+    sitting the hand out); ``playing`` maps hand seats to match seats.
+    """
+
+    __slots__ = ("dicts", "hand", "hand_seat", "playing", "texts")
+
+    def __init__(self, hand: Hand | None, hand_seat: int | None,
+                 playing: tuple[int, ...]) -> None:
+        self.hand = hand
+        self.hand_seat = hand_seat
+        self.playing = playing
+        self.dicts: list[dict[str, Any]] = []
+        self.texts: list[str] = []
+
+    def fits(self, hand: Hand, hand_seat: int | None, playing: tuple[int, ...]) -> bool:
+        """This log is the one of ``hand`` for that viewer."""
+        return self.hand is hand and self.hand_seat == hand_seat and self.playing == playing
+
+    def catch_up(self) -> int:
+        """Render the hand's events not rendered yet; returns how many there are."""
+        if self.hand is None:
+            return 0
+        events = self.hand.events
+        for event in events[len(self.dicts):]:
+            seen = match_event(event.visible_to(self.hand_seat), self.playing)
+            self.dicts.append(seen)
+            self.texts.append(dumps(seen))
+        return len(self.dicts)
+
+
+NO_EVENTS = EventLog(None, None, ())
+"""The log of a table without a hand."""
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """One viewer's state at one moment: every member but the events (``head``), their
+    JSON text, the hand's events as this viewer sees them (the first ``count`` of
+    ``log``), and the digest of it all."""
+
+    hash: str
+    head: dict[str, Any] = field(default_factory=dict)
+    head_json: str = ""
+    log: EventLog = NO_EVENTS
+    count: int = 0
+    deltas: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    """Kept :meth:`delta_text` changes, by the base body's digest (usually one: the
+    viewer's last body; the digest stands for its content, and holds no body alive)."""
+
+    def start(self, events_from: int) -> int:
+        """Where events from ``events_from`` start (0 if that index is out of range)."""
+        return events_from if 0 <= events_from <= self.count else 0
+
+    def to_dict(self, events_from: int = 0) -> dict[str, Any]:
+        """The body as a message body, with the events from ``events_from``."""
+        start = self.start(events_from)
+        return {**self.head, "events_from": start,
+                "events": self.log.dicts[start:self.count], "hash": self.hash}
+
+    def message_text(self, n: int, events_from: int, deadline: float | None,
+                     next_deadline: float | None = None) -> str:
+        """A ``state`` message's JSON text: state number ``n``, events from
+        ``events_from``, the viewer's ``deadline`` and the room's ``next_deadline``."""
+        start = self.start(events_from)
+        events = ",".join(self.log.texts[start:self.count])
+        head = f"{self.head_json}," if self.head_json else ""
+        return (f'{{"type":"state","n":{n},{head}"events_from":{start},'
+                f'"events":[{events}],"hash":"{self.hash}","deadline":{dumps(deadline)},'
+                f'"next_deadline":{dumps(next_deadline)}}}')
+
+    def delta_text(self, base: Body, n: int, events_from: int, deadline: float | None,
+                   next_deadline: float | None = None) -> str | None:
+        """A ``delta`` message's JSON text: what changed since ``base`` (the body of the
+        connection's state ``n - 1``), or ``None`` where the full state is about as
+        short (:data:`DELTA_MAX_SHARE`).
+
+        >>> hand = "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾" * 3
+        >>> a = Body("h1", {"you": 0, "view": {"wall": 40, "hand": hand}})
+        >>> b = Body("h2", {"you": 0, "view": {"wall": 39, "hand": hand}},
+        ...          members_json([("you", "0"), ("view", dumps({"wall": 39, "hand": hand}))]))
+        >>> b.delta_text(a, 5, 0, None)
+        '{"type":"delta","n":5,"base":4,"set":{"view.wall":39},"unset":[],"events_from":0,"events":[],"hash":"h2","deadline":null,"next_deadline":null}'
+        """
+        if base.hash in self.deltas:
+            text = self.deltas[base.hash]
+        else:
+            set_, unset = changes(base.head, self.head)
+            text = f'"set":{dumps(set_)},"unset":{dumps(unset)}'
+            if len(text) >= DELTA_MAX_SHARE * len(self.head_json):
+                text = None
+            if len(self.deltas) >= 4:  # a viewer's connections mostly share their base
+                self.deltas.clear()
+            self.deltas[base.hash] = text
+        if text is None:
+            return None
+        start = self.start(events_from)
+        events = ",".join(self.log.texts[start:self.count])
+        return (f'{{"type":"delta","n":{n},"base":{n - 1},{text},"events_from":{start},'
+                f'"events":[{events}],"hash":"{self.hash}","deadline":{dumps(deadline)},'
+                f'"next_deadline":{dumps(next_deadline)}}}')

@@ -1,0 +1,209 @@
+"""What a viewer is sent is built once and kept (server/views.py, issue 14): the kept
+bodies, JSON texts and digests must always equal what the engine's seat view says now,
+at every claim point and after every change, for every viewer; the 听牌 prefilter must
+never change the waits."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+from typing import Any
+
+import pytest
+
+from paohuzi.core import solver
+from paohuzi.core.rules import Ruleset
+from paohuzi.game.engine import Hand
+from paohuzi.game.view import observe, view_json
+from paohuzi.players.sampling import random_positions
+from paohuzi.server.seats import match_view
+from paohuzi.server.table import RoomConfig, Table
+
+
+def _fresh(table: Table, viewer: int | None, hand: Hand | None) -> dict[str, Any]:
+    """The viewer's view, waits and events worked out from scratch (nothing kept)."""
+    assert table.match is not None
+    if hand is None or hand.ended:
+        hand = table.shown_hand()
+    if hand is None:
+        return {"view": None, "events": [], "waits": []}
+    playing = tuple(table.match.hand_players or table.match.playing_seats()) \
+        if not hand.ended or table.last_summary is None else table.last_summary.players
+    hand_seat = playing.index(viewer) if viewer in playing else None
+    raw = view_json(observe(hand, hand_seat))
+    events = raw.pop("events")
+    view, events = match_view(raw, events, playing, len(table.seats))
+    waits: list[dict[str, Any]] = []
+    st = hand.seats[hand_seat] if hand_seat is not None else None
+    if st is not None and not hand.ended and not st.must_discard() and not st.xianggong:
+        waits = [{"card": w.card.text, "self": w.huxi_self, "other": w.huxi_other}
+                 for w in solver.waits(st.hand_cards, st.melds, table.config.ruleset)]
+    return {"view": view, "events": events, "waits": waits}
+
+
+def _check(table: Table, hand: Hand | None, seen: dict[Any, tuple[str, str]]) -> int:
+    """Every viewer's kept body equals a fresh one; equal digests mean equal content."""
+    viewers = [0, 1, 2, None]
+    bodies = table.bodies(viewers, hand)
+    for v in viewers:
+        body = bodies[v].to_dict()
+        fresh = _fresh(table, v, hand)
+        assert body["view"] == fresh["view"]
+        assert body["events"] == fresh["events"]
+        assert body.get("waits", []) == fresh["waits"]
+        assert body == table.view_for(v, 0, hand)
+        # the message text is that body, as JSON, with the connection's own members
+        text = json.loads(bodies[v].message_text(7, 2, 1.5))
+        assert text == {**table.view_for(v, 2, hand), "type": "state", "n": 7,
+                        "deadline": 1.5}
+        content = json.dumps({k: x for k, x in body.items() if k != "hash"}, sort_keys=True,
+                             ensure_ascii=False)
+        before = seen.get(body["hash"])
+        assert before is None or before == (str(v), content), "one digest, two contents"
+        seen[body["hash"]] = (str(v), content)
+    return len(bodies)
+
+
+@pytest.mark.parametrize("preset", ["qq", "hunan"])
+def test_kept_bodies_equal_fresh_views_at_every_moment(preset):
+    table = Table("views", RoomConfig.from_json({"rules": preset, "seats": ["human"] * 3}))
+    checked = [0]
+    seen: dict[Any, tuple[str, str]] = {}
+    table.on_claim_point = lambda hand: checked.__setitem__(0, checked[0] + _check(
+        table, hand, seen))
+    for s in range(3):
+        table.apply({"k": "sit", "seat": s, "player": s + 1, "nickname": f"p{s}"})
+    rng = random.Random(5)
+    for hand_no in range(1, 4):
+        table.apply(table.new_commit_entry())
+        table.apply({"k": "entropy", "hand": hand_no, "seat": 0, "value": "ab"})
+        _check(table, None, seen)
+        table.apply(table.new_start_entry())
+        while table.hand is not None and not table.hand.ended:
+            hand_seat = table.hand.pending_seats()[0]
+            action = rng.choice(table.hand.legal_actions(hand_seat))
+            table.apply({"k": "act", "seat": table.match_seat(hand_seat),
+                         "action": action.text, "player": 1})
+            checked[0] += _check(table, None, seen)
+        table.apply({"k": "settled", "hand": hand_no})
+    assert checked[0] > 300
+
+
+def test_waits_prefilter_changes_no_answer(monkeypatch):
+    positions = random_positions(17, 600)
+    rules = [Ruleset(), Ruleset(min_huxi=21), Ruleset(win_on_ti_wei=False)]
+    filtered = [[solver.waits(p.hand, p.melds, r) for r in rules] for p in positions]
+    asked = [0]
+    best = solver._best
+
+    def counted(*args: Any) -> Any:
+        asked[0] += 1
+        return best(*args)
+
+    monkeypatch.setattr(solver, "_best", counted)
+    for p, answers in zip(positions, filtered, strict=True):
+        for r, answer in zip(rules, answers, strict=True):
+            assert solver.waits(p.hand, p.melds, r) == answer
+    with_filter = asked[0]
+    monkeypatch.setattr(solver, "may_win", lambda *args: True)
+    asked[0] = 0
+    for p, answers in zip(positions, filtered, strict=True):
+        for r, answer in zip(rules, answers, strict=True):
+            assert solver.waits(p.hand, p.melds, r) == answer, str(p)
+    assert sum(1 for a in filtered for w in a if w) > 50  # some positions do wait
+    assert with_filter * 2 < asked[0]  # the solver is asked far less often
+
+
+def test_only_large_messages_are_compressed(tmp_path):
+    pytest.importorskip("starlette")
+    import asyncio
+
+    import websockets
+    from server_util import live_server
+
+    from paohuzi.server.transport import COMPRESS_MIN_BYTES
+
+    async def go(srv: Any) -> list[tuple[int, bool]]:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0)
+        frames: list[tuple[int, bool]] = []
+        async with websockets.connect(f"{srv.ws_url(code)}?token={token}") as ws:
+            [deflate] = ws.protocol.extensions  # the client offers it; the server takes it
+            decode = deflate.decode
+
+            def recording(frame: Any, **kwargs: Any) -> Any:
+                plain = decode(frame, **kwargs)
+                frames.append((len(plain.data), frame.rsv1))
+                return plain
+
+            deflate.decode = recording  # type: ignore[method-assign]
+            await ws.send(json.dumps({"type": "ping", "seq": 1}))
+            while not (any(size < 100 for size, _ in frames)  # the ping's ack
+                       and any(size >= COMPRESS_MIN_BYTES for size, _ in frames)):
+                json.loads(await asyncio.wait_for(ws.recv(), 10))  # states come on
+        return frames
+
+    with live_server(str(tmp_path / "game.db")) as srv:
+        frames = asyncio.run(go(srv))
+    for size, compressed in frames:
+        assert compressed == (size >= COMPRESS_MIN_BYTES), (size, compressed)
+
+
+def _by_hash(states: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each state's members and the events seen so far, by the state's digest."""
+    out: dict[str, dict[str, Any]] = {}
+    events: list[dict[str, Any]] = []
+    hand = None
+    for msg in states:
+        if msg.get("type") != "state":
+            continue
+        if msg["table"]["hand_no"] != hand or msg["events_from"] == 0:
+            events, hand = [], msg["table"]["hand_no"]
+        events = events[:msg["events_from"]] + msg["events"]
+        seen = {k: msg.get(k) for k in ("table", "you", "next_shuffle", "view", "waits",
+                                        "shuffle")}
+        out[msg["hash"]] = {**seen, "events": events}
+    return out
+
+
+def test_delta_messages_rebuild_the_full_states(tmp_path):
+    """One player, two connections: one asks for deltas (and plays), one gets full
+    states; every state the first rebuilds equals the one the second was sent."""
+    pytest.importorskip("starlette")
+    import asyncio
+
+    import websockets
+    from server_util import live_server
+
+    from paohuzi.server.client import BotClient
+
+    async def go(srv: Any) -> tuple[BotClient, list[dict[str, Any]]]:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0, timer=30)
+        full: list[dict[str, Any]] = []
+        async with websockets.connect(f"{srv.ws_url(code)}?token={token}") as ws:
+
+            async def read() -> None:
+                with contextlib.suppress(websockets.ConnectionClosed):
+                    while True:
+                        full.append(json.loads(await ws.recv()))
+
+            reader = asyncio.create_task(read())
+            await asyncio.sleep(0.2)
+            bot = BotClient(srv.ws_url(code), token, seat=0, seed=3)
+            await bot.play(2, timeout=90)
+            await asyncio.sleep(0.3)
+            reader.cancel()
+        return bot, full
+
+    with live_server(str(tmp_path / "game.db")) as srv:
+        bot, full = asyncio.run(go(srv))
+    assert not any(m.get("type") == "delta" for m in full)  # not asked for: full states
+    assert bot.deltas > 20 and not bot.errors
+    rebuilt, sent = _by_hash(bot.messages), _by_hash(full)
+    common = rebuilt.keys() & sent.keys()
+    assert len(common) > 20
+    for digest in common:
+        assert rebuilt[digest] == sent[digest]
+    print(f"{bot.deltas} deltas, {len(bot.messages)} messages, {len(common)} states compared")
