@@ -56,7 +56,7 @@ def _check(table: Table, hand: Hand | None, seen: dict[Any, tuple[str, str]]) ->
         # the message text is that body, as JSON, with the connection's own members
         text = json.loads(bodies[v].message_text(7, 2, 1.5))
         assert text == {**table.view_for(v, 2, hand), "type": "state", "n": 7,
-                        "deadline": 1.5}
+                        "deadline": 1.5, "next_deadline": None}
         content = json.dumps({k: x for k, x in body.items() if k != "hash"}, sort_keys=True,
                              ensure_ascii=False)
         before = seen.get(body["hash"])
@@ -97,9 +97,9 @@ def test_waits_prefilter_changes_no_answer(monkeypatch):
     asked = [0]
     best = solver._best
 
-    def counted(*args: Any) -> Any:
+    def counted(*args: Any, **kw: Any) -> Any:
         asked[0] += 1
-        return best(*args)
+        return best(*args, **kw)
 
     monkeypatch.setattr(solver, "_best", counted)
     for p, answers in zip(positions, filtered, strict=True):

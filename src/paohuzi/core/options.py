@@ -15,7 +15,7 @@ is written in :data:`LABELS`).
 >>> option("huayang").choices, option("huayang").applies_to
 (('basic', 'half', 'full'), ('changde',))
 >>> option("xingjia").applies_to
-('hunan',)
+('hunan', 'luzhou')
 >>> option("mahjong")
 Traceback (most recent call last):
 ...

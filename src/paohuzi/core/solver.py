@@ -365,7 +365,7 @@ def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[W
     validate_counts(counts, "hand and table")
     out = []
     for x in range(KINDS):
-        if counts[x] >= 4 or not may_win(hand_counts, melds, x, rules.min_huxi):
+        if counts[x] >= 4 or not may_win(hand_counts, melds, x, rules.min_huxi, rules.huxi):
             continue  # the engine's cheap checks: no arrangement can win on x
         results: list[int | None] = []
         for source in (Source.SELF, Source.OTHER):
