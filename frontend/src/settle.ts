@@ -61,8 +61,11 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
       ),
     );
   });
-  if (s.table.xingjia !== null && s.table.xingjia !== undefined) {
-    const x = s.table.xingjia;
+  // the finished hand's 醒家 (the server's settlement view): table.xingjia is already the
+  // next hand's once the deal has moved
+  const finished: Json | null = s.table.settlement ?? null;
+  const x: number | null | undefined = finished ? finished.xingjia : s.table.xingjia;
+  if (x !== null && x !== undefined) {
     const points = result.xingjia_points ?? 0;
     table.append(
       el(
@@ -71,7 +74,7 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
         el("td", { class: "who" }, `${seatName(x)} · ${t("xingjia")}`, levelBadge(s, x)),
         el("td", {}, ""),
         el("td", { class: "pts" }, String(points)),
-        el("td", { class: "beans" }, String(points * (s.table.rules.multiplier ?? 1))),
+        el("td", { class: "beans" }, String(finished?.beans?.[x] ?? points * (s.table.rules.multiplier ?? 1))),
       ),
     );
   }
