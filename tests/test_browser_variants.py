@@ -89,3 +89,38 @@ def test_luzhou_room_with_the_zuodi_from_the_lobby(browser, srv):
     dipai = page.query_selector("[data-name=dipai]")
     assert dipai is not None and dipai.query_selector(".card") is not None
     context.close()
+
+
+def test_a_match_of_four_hands_ends_with_the_match_summary(browser, srv):
+    """局数 4 from the lobby's form: after the fourth hand the settlement window holds the
+    大结算, one row per seat with the server's totals, wins and best hand."""
+    context = browser.new_context(viewport=PHONE_LANDSCAPE)
+    page = context.new_page()
+    errors = console_errors(page)
+    enter(page, srv.base, "四局玩家")
+    page.select_option("select[name=preset]", "qq")
+    page.select_option("select[name=hands]", "4")
+    page.fill("input[name=bot_delay]", "0.05")
+    page.fill("input[name=next_delay]", "600")
+    page.click("[data-name=create]")
+    totals = [0, 0, 0]
+    for hand in range(1, 5):
+        page.wait_for_selector(".board .seat", timeout=20_000)
+        play_until_settlement([page])
+        for row in page.query_selector_all(".settlement table.points tr[data-seat]"):
+            totals[int(row.get_attribute("data-seat") or "")] += int(row.query_selector(
+                "td.pts").inner_text())
+        if hand < 4:
+            assert page.query_selector(".match-summary") is None  # only when the match ends
+            page.click("[data-name=next-hand]")
+            page.wait_for_function("!document.querySelector('.settlement')", timeout=30_000)
+    page.wait_for_selector(".match-summary", timeout=10_000)
+    shot(page, "match-summary-phone-landscape")
+    rows = page.query_selector_all(".match-summary tr.summary-row")
+    assert [r.get_attribute("data-seat") for r in rows] == ["0", "1", "2"]
+    # each total is the sum of the four hands' points the windows showed
+    assert [int(r.query_selector("td.pts").inner_text()) for r in rows] == totals
+    wins = sum(int(r.query_selector("td.wins").inner_text()) for r in rows)
+    assert 0 <= wins <= 4
+    assert errors == []
+    context.close()
