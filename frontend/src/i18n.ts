@@ -146,6 +146,10 @@ const TEXT = {
   hallChangci: { zh: "场次", en: "Stake room" },
   hallHands: { zh: "局数", en: "Hands per match" },
   hallLeaderboard: { zh: "排行榜", en: "Leaderboard" },
+  matchSummary: { zh: "大结算", en: "Match summary" },
+  matchHands: { zh: "局", en: "hands" },
+  wins: { zh: "胡牌次数", en: "Wins" },
+  bestHand: { zh: "最佳一局", en: "Best hand" },
 } as const;
 
 export type Key = keyof typeof TEXT;

@@ -4,7 +4,7 @@
 
 import type { Json } from "./api";
 import { card, el, group, split } from "./cards";
-import { t, type Key } from "./i18n";
+import { currentLang, t, type Key } from "./i18n";
 
 /** The word a scheme uses for 底 (qq 底, changde 等, hunan 囤). */
 const DI_WORD: Record<string, string> = { qq: "底", changde: "等", hunan: "囤" };
@@ -20,6 +20,7 @@ export function settlementPanel(s: Json, seatName: (seat: number) => string, nex
   }
   body.append(seatsTable(s, seatName));
   if (result.winner !== undefined && result.huxi !== undefined) body.append(breakdown(result, rules));
+  if (s.table.summary) body.append(matchSummary(s.table.summary, s, seatName));
   body.append(el("p", { class: "next-countdown", role: "timer" }, ""), next);
   return el("div", { class: "modal settlement-modal", role: "dialog", "aria-modal": "true", "aria-label": t("settlement") }, body);
 }
@@ -53,24 +54,27 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
       el(
         "tr",
         { class: i === result.winner ? "winner" : "", "data-seat": String(i) },
-        el("td", { class: "who" }, seatName(i)),
+        el("td", { class: "who" }, seatName(i), levelBadge(s, i)),
         cards,
         el("td", { class: "pts" }, String(result.points[i])),
         el("td", { class: "beans" }, String(result.beans[i])),
       ),
     );
   });
-  if (s.table.xingjia !== null && s.table.xingjia !== undefined) {
-    const x = s.table.xingjia;
+  // the finished hand's 醒家 (the server's settlement view): table.xingjia is already the
+  // next hand's once the deal has moved
+  const finished: Json | null = s.table.settlement ?? null;
+  const x: number | null | undefined = finished ? finished.xingjia : s.table.xingjia;
+  if (x !== null && x !== undefined) {
     const points = result.xingjia_points ?? 0;
     table.append(
       el(
         "tr",
         { class: "xingjia", "data-seat": String(x) },
-        el("td", { class: "who" }, `${seatName(x)} · ${t("xingjia")}`),
+        el("td", { class: "who" }, `${seatName(x)} · ${t("xingjia")}`, levelBadge(s, x)),
         el("td", {}, ""),
         el("td", { class: "pts" }, String(points)),
-        el("td", { class: "beans" }, String(points * (s.table.rules.multiplier ?? 1))),
+        el("td", { class: "beans" }, String(finished?.beans?.[x] ?? points * (s.table.rules.multiplier ?? 1))),
       ),
     );
   }
@@ -103,5 +107,43 @@ function breakdown(result: Json, rules: Json): HTMLElement {
       el("span", { class: "total-beans" }, `${t("beans")} ${result.beans[result.winner]}`),
     ),
     list,
+  );
+}
+
+/** A person's level title (the server's `table.levels`, per match seat; none for a computer). */
+function levelBadge(s: Json, seat: number): HTMLElement | null {
+  const level: Json | null | undefined = s.table.levels?.[seat];
+  if (!level) return null;
+  return el("span", { class: "badge level-title", "data-level": String(level.number) }, currentLang() === "zh" ? level.title : level.english);
+}
+
+/** The 大结算 when a match of a set number of hands ends: each seat's total points, beans
+ * actually moved (none for a computer), wins and best hand, as the server sent them. */
+function matchSummary(summary: Json, s: Json, seatName: (seat: number) => string): HTMLElement {
+  const table = el(
+    "table",
+    { class: "summary-table" },
+    el("tr", {}, el("th", {}, t("seat")), el("th", {}, t("points")), el("th", {}, t("beans")), el("th", {}, t("wins")), el("th", {}, t("bestHand"))),
+  );
+  for (const row of summary.seats as Json[]) {
+    const best: Json | null = row.best;
+    const bestText = best ? `#${best.hand} ${best.points > 0 ? "+" : ""}${best.points}${best.huxi !== null && best.huxi !== undefined ? ` (${best.huxi}${t("huxi")})` : ""}` : "—";
+    table.append(
+      el(
+        "tr",
+        { class: "summary-row", "data-seat": String(row.seat) },
+        el("td", { class: "who" }, seatName(row.seat), levelBadge(s, row.seat)),
+        el("td", { class: "pts" }, String(row.points)),
+        el("td", { class: "beans" }, row.beans === null || row.beans === undefined ? "—" : String(row.beans)),
+        el("td", { class: "wins" }, String(row.wins)),
+        el("td", { class: "best" }, bestText),
+      ),
+    );
+  }
+  return el(
+    "section",
+    { class: "match-summary", "data-name": "match-summary" },
+    el("h3", {}, `${t("matchSummary")} · ${summary.hands} ${t("matchHands")}`),
+    table,
   );
 }

@@ -1,0 +1,126 @@
+"""Issue 11 in a real browser: a `hunan` room with the 醒家 and a `luzhou` room (4 seats,
+one 坐底) created from the lobby's own form, played to the settlement on a phone held
+sideways (844×390). Screenshots go to ``artifacts/screenshots/``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import test_browser as tb  # skips this module too where no Chromium is installed
+from server_util import live_server
+from test_browser import PHONE_LANDSCAPE, console_errors, enter, play_until_settlement, shot
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with tb.playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=tb.CHROMIUM, args=tb.ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def srv(tmp_path):
+    with live_server(str(tmp_path / "variants.db")) as server:
+        yield server
+
+
+def create_from_lobby(page: Any, preset: str, xingjia: bool) -> None:
+    """The lobby's create-room form: the preset, the 醒家 box, computers in every seat
+    but the creator's (the form's default), quick computers."""
+    page.select_option("select[name=preset]", preset)
+    box = page.locator("input[name=xingjia]")
+    assert box.is_visible()  # the 醒家 applies to hunan and luzhou
+    if box.is_checked() != xingjia:
+        box.click()
+    assert len(page.query_selector_all(".seats select")) == 4  # 3 playing + the 醒家/坐底
+    assert page.eval_on_selector("select[name=seat0]", "s => s.value") == "human"
+    page.fill("input[name=bot_delay]", "0.05")
+    page.fill("input[name=next_delay]", "600")
+    page.click("[data-name=create]")
+    page.wait_for_selector(".board .seat", timeout=20_000)
+
+
+def settlement_seats(page: Any) -> tuple[list[str], list[str]]:
+    """The settlement window's seat numbers: the playing rows, the 醒家's row."""
+    playing = [r.get_attribute("data-seat") or "" for r in
+               page.query_selector_all(".settlement table.points tr[data-seat]:not(.xingjia)")]
+    xingjia = [r.get_attribute("data-seat") or "" for r in
+               page.query_selector_all(".settlement table.points tr.xingjia")]
+    return playing, xingjia
+
+
+def play_variant(browser: Any, srv: Any, preset: str) -> tuple[Any, Any, dict[str, Any]]:
+    context = browser.new_context(viewport=PHONE_LANDSCAPE)
+    page = context.new_page()
+    errors = console_errors(page)
+    enter(page, srv.base, f"{preset}玩家")
+    create_from_lobby(page, preset, xingjia=True)
+    shot(page, f"{preset}-table-phone-landscape")
+    # every playing seat is on the board, the dealer's included, whoever sits out
+    page.wait_for_function("document.querySelectorAll('.board .seat').length >= 3")
+    table = page.eval_on_selector_all(".board .seat", "seats => seats.map(s => s.dataset.seat)")
+    assert len(set(table)) == 3, table
+    play_until_settlement([page])
+    shot(page, f"{preset}-settlement-phone-landscape")
+    assert errors == []
+    return context, page, {"board": table}
+
+
+def test_hunan_room_with_the_xingjia_from_the_lobby(browser, srv):
+    context, page, _ = play_variant(browser, srv, "hunan")
+    playing, xingjia = settlement_seats(page)
+    assert len(playing) == 3 and len(xingjia) == 1
+    assert set(playing) | set(xingjia) == {"0", "1", "2", "3"}  # four seats, each once
+    assert "醒家" in page.inner_text(".settlement tr.xingjia")
+    # the creator's level title beside his name (computers have none)
+    assert page.query_selector(".settlement .level-title") is not None
+    context.close()
+
+
+def test_luzhou_room_with_the_zuodi_from_the_lobby(browser, srv):
+    context, page, _ = play_variant(browser, srv, "luzhou")
+    playing, sitting_out = settlement_seats(page)
+    # the 坐底 sits this hand out: his row is not among the playing seats (the settlement
+    # names the finished hand's, not the next hand's once the deal has moved)
+    assert len(playing) == 3 and len(sitting_out) == 1 and sitting_out[0] not in playing
+    # the 底牌 (the wall's last card, never won) lies on the table for everyone to see
+    dipai = page.query_selector("[data-name=dipai]")
+    assert dipai is not None and dipai.query_selector(".card") is not None
+    context.close()
+
+
+def test_a_match_of_four_hands_ends_with_the_match_summary(browser, srv):
+    """局数 4 from the lobby's form: after the fourth hand the settlement window holds the
+    大结算, one row per seat with the server's totals, wins and best hand."""
+    context = browser.new_context(viewport=PHONE_LANDSCAPE)
+    page = context.new_page()
+    errors = console_errors(page)
+    enter(page, srv.base, "四局玩家")
+    page.select_option("select[name=preset]", "qq")
+    page.select_option("select[name=hands]", "4")
+    page.fill("input[name=bot_delay]", "0.05")
+    page.fill("input[name=next_delay]", "600")
+    page.click("[data-name=create]")
+    totals = [0, 0, 0]
+    for hand in range(1, 5):
+        page.wait_for_selector(".board .seat", timeout=20_000)
+        play_until_settlement([page])
+        for row in page.query_selector_all(".settlement table.points tr[data-seat]"):
+            totals[int(row.get_attribute("data-seat") or "")] += int(row.query_selector(
+                "td.pts").inner_text())
+        if hand < 4:
+            assert page.query_selector(".match-summary") is None  # only when the match ends
+            page.click("[data-name=next-hand]")
+            page.wait_for_function("!document.querySelector('.settlement')", timeout=30_000)
+    page.wait_for_selector(".match-summary", timeout=10_000)
+    shot(page, "match-summary-phone-landscape")
+    rows = page.query_selector_all(".match-summary tr.summary-row")
+    assert [r.get_attribute("data-seat") for r in rows] == ["0", "1", "2"]
+    # each total is the sum of the four hands' points the windows showed
+    assert [int(r.query_selector("td.pts").inner_text()) for r in rows] == totals
+    wins = sum(int(r.query_selector("td.wins").inner_text()) for r in rows)
+    assert 0 <= wins <= 4
+    assert errors == []
+    context.close()
