@@ -17,6 +17,7 @@ from paohuzi.game.resample import resample_hand
 from paohuzi.game.view import Observation, observe
 from paohuzi.players import LEVELS, PLAYER_NAMES, RandomPlayer, make_player
 from paohuzi.players.arena import clustered_ci, run_arena, write_report
+from paohuzi.players.expert import ExpertPlayer
 from paohuzi.players.heuristic import HeuristicPlayer, hand_value
 from paohuzi.players.search import SearchPlayer
 
@@ -65,6 +66,9 @@ def test_levels_are_built_as_described(level):
     if level == "easy":
         percent = int(re.search(r"(\d+)% of its decisions taken at random", words)[1])
         assert type(player) is HeuristicPlayer and player.noise == percent / 100
+    elif level == "expert":
+        assert "value network" in words and "self-play" in words
+        assert type(player) is ExpertPlayer and player.epsilon == 0.0
     else:
         samples, candidates = map(int, re.search(r"(\d+) determinisations x (\d+) candidates",
                                                  words).groups())
@@ -171,7 +175,7 @@ def test_heuristic_beats_random_clearly():
 
 
 def test_levels_are_documented_and_buildable():
-    assert set(LEVELS) == {"easy", "normal", "hard"}
+    assert set(LEVELS) == {"easy", "normal", "hard", "expert"}
     hand = Hand.from_seed(5, Ruleset())
     seat = hand.pending_seats()[0]
     legal = hand.legal_actions(seat)

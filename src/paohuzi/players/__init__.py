@@ -4,7 +4,8 @@ The same interface serves people (the UI), computer players and remote bots:
 a player sees only :func:`paohuzi.game.view.seat_view` and the legal actions.
 
 The computer players live beside this interface: :mod:`~paohuzi.players.heuristic`,
-:mod:`~paohuzi.players.search` (with :mod:`~paohuzi.players.sampling`), and
+:mod:`~paohuzi.players.search` (with :mod:`~paohuzi.players.sampling`),
+:mod:`~paohuzi.players.expert` (a learned value network; numpy, imported lazily), and
 :mod:`~paohuzi.players.arena` measures them. The package uses the core and the game only
 (``tests/test_layers.py`` checks).
 
@@ -67,6 +68,8 @@ LEVELS = {
     "easy": "heuristic, with 30% of its decisions taken at random",
     "normal": "search: 8 determinisations x 2 candidates (p99 under 200 ms)",
     "hard": "search: 20 determinisations x 3 candidates (p99 under 1 s)",
+    "expert": "learned: a value network of each legal action, trained by self-play "
+              "(Deep Monte-Carlo; needs numpy)",
 }
 """The levels a person picks, and what plays at each."""
 
@@ -75,7 +78,10 @@ PLAYER_NAMES = ("random", "heuristic", "search", *LEVELS)
 
 def make_player(name: str, seed: int | None = None) -> Player:
     """A computer player by name: ``random``, ``heuristic``, ``search`` or a level
-    (``easy``, ``normal``, ``hard``; see :data:`LEVELS`)."""
+    (``easy``, ``normal``, ``hard``, ``expert``; see :data:`LEVELS`).
+
+    ``expert`` needs numpy (:class:`~paohuzi.players.expert.ExpertUnavailableError`, an
+    :class:`ImportError`, says so when it is missing); the others need nothing."""
     from paohuzi.players.heuristic import HeuristicPlayer
     from paohuzi.players.search import SearchPlayer
 
@@ -89,4 +95,8 @@ def make_player(name: str, seed: int | None = None) -> Player:
         return SearchPlayer(seed, samples=8, candidates=2)
     if name == "hard":
         return SearchPlayer(seed, samples=20, candidates=3)
+    if name == "expert":
+        from paohuzi.players.expert import ExpertPlayer
+
+        return ExpertPlayer(seed)
     raise ValueError(f"unknown player {name!r}; players: {', '.join(PLAYER_NAMES)}")
