@@ -72,12 +72,15 @@ class TrainConfig:
     hidden: tuple[int, int] = (256, 128)
     imitation_hands: int = 1500
     imitation_epochs: int = 3
-    selfplay_hands: int = 24000
+    selfplay_hands: int = 20000
     hands_per_update: int = 16
     updates_per_batch: int = 4
     batch_size: int = 256
     buffer_size: int = 20000
     epsilon: float = 0.05
+    anchor: float = 0.0
+    """Self-play keeps this weight of the imitation loss (the heuristic's choice ranked
+    first), so that noisy Monte-Carlo targets move play away from it only slowly."""
     learning_rate: float = 3e-4
     eval_every: int = 2000
     eval_deals: int = 40
@@ -113,10 +116,12 @@ def _grads(p: dict[str, Array], states: Array, rows: Array, seg: npt.NDArray[np.
 
 def loss_and_grads(p: dict[str, Array], states: Array, rows: Array,
                    starts: npt.NDArray[np.intp], chosen: npt.NDArray[np.intp],
-                   targets: Array, imitation: float) -> tuple[float, dict[str, Array]]:
+                   targets: Array, imitation: float,
+                   picked: npt.NDArray[np.intp] | None = None) -> tuple[float, dict[str, Array]]:
     """Mean squared error of the chosen rows' values against ``targets``, plus
-    ``imitation`` × the cross-entropy of choosing them among their state's rows
-    (``starts``: the first row of each state; ``chosen``: each state's chosen row)."""
+    ``imitation`` × the cross-entropy of choosing the ``picked`` rows (default: the
+    chosen ones) among their state's rows (``starts``: the first row of each state;
+    ``chosen``: each state's chosen row)."""
     n = len(states)
     counts = np.diff(np.append(starts, len(rows)))
     seg = np.repeat(np.arange(n), counts)
@@ -126,13 +131,14 @@ def loss_and_grads(p: dict[str, Array], states: Array, rows: Array,
     dq = np.zeros_like(q)
     dq[chosen] += 2.0 * err / n
     if imitation:
+        picked = chosen if picked is None else picked
         logits = q * _CE_SHARPNESS
         logits = logits - np.maximum.reduceat(logits, starts)[seg]
         e = np.exp(logits)
         soft = e / np.add.reduceat(e, starts)[seg]
-        loss += imitation * float(-np.mean(np.log(soft[chosen] + 1e-12)))
+        loss += imitation * float(-np.mean(np.log(soft[picked] + 1e-12)))
         dce = soft.copy()
-        dce[chosen] -= 1.0
+        dce[picked] -= 1.0
         dq += imitation * _CE_SHARPNESS * dce / n
     return loss, _grads(p, states, rows, seg, dq.astype(np.float32), h1, h2)
 
@@ -227,17 +233,20 @@ _FIELDS = ("stage", "hands", "updates", "loss", "agree", "eval_points", "eval_lo
 
 
 def _batch(decisions: Sequence[_Decision], targets: Sequence[float], all_rows: bool
-           ) -> tuple[Array, Array, npt.NDArray[np.intp], npt.NDArray[np.intp], Array]:
+           ) -> tuple[Array, Array, npt.NDArray[np.intp], npt.NDArray[np.intp], Array,
+                      npt.NDArray[np.intp]]:
+    """States, rows, first row of each state, chosen rows, targets, the heuristic's rows."""
     states = np.asarray([d.state for d in decisions], dtype=np.float32)
     if all_rows:
         sizes = [len(d.rows) for d in decisions]
         rows = np.asarray([r for d in decisions for r in d.rows], dtype=np.float32)
         starts = np.cumsum([0, *sizes[:-1]]).astype(np.intp)
         chosen = starts + np.asarray([d.chosen for d in decisions], dtype=np.intp)
+        picks = starts + np.asarray([d.pick for d in decisions], dtype=np.intp)
     else:
         rows = np.asarray([d.rows[d.chosen] for d in decisions], dtype=np.float32)
-        starts = chosen = np.arange(len(decisions), dtype=np.intp)
-    return states, rows, starts, chosen, np.asarray(targets, dtype=np.float32)
+        starts = chosen = picks = np.arange(len(decisions), dtype=np.intp)
+    return states, rows, starts, chosen, np.asarray(targets, dtype=np.float32), picks
 
 
 def train(config: TrainConfig, out: str | Path, log: Any = None) -> list[dict[str, Any]]:
@@ -260,6 +269,8 @@ def train(config: TrainConfig, out: str | Path, log: Any = None) -> list[dict[st
                "eval_low": round(low, 4), "eval_high": round(high, 4),
                "cpu_s": round(time.process_time() - start, 1)}
         curve.append(row)
+        model.save(out / "expert.npz")  # the latest model and curve, at every point
+        _write_curve(curve, out)
         if log is not None:
             print(row, file=log, flush=True)
 
@@ -277,8 +288,9 @@ def train(config: TrainConfig, out: str | Path, log: Any = None) -> list[dict[st
         order = rng.permutation(len(decisions))
         for at in range(0, len(order), config.batch_size):
             take = order[at: at + config.batch_size]
-            batch = _batch([decisions[j] for j in take], [targets[j] for j in take], True)
-            loss, grads = loss_and_grads(model.arrays, *batch, imitation=1.0)
+            st, rows, starts, chosen, tg, _ = _batch([decisions[j] for j in take],
+                                                     [targets[j] for j in take], True)
+            loss, grads = loss_and_grads(model.arrays, st, rows, starts, chosen, tg, 1.0)
             adam.step(grads)
     agree = _agreement(model, decisions[-2000:])
     record("imitation", config.imitation_hands, loss, agree)
@@ -299,17 +311,17 @@ def train(config: TrainConfig, out: str | Path, log: Any = None) -> list[dict[st
         if (i + 1) % config.hands_per_update == 0:
             for _ in range(config.updates_per_batch):
                 take = rng.integers(len(buffer), size=min(config.batch_size, len(buffer)))
-                batch = _batch([buffer[j][0] for j in take], [buffer[j][1] for j in take],
-                               False)
-                step_loss, grads = loss_and_grads(model.arrays, *batch, imitation=0.0)
+                st, rows, starts, chosen, tg, picks = _batch(
+                    [buffer[j][0] for j in take], [buffer[j][1] for j in take],
+                    config.anchor > 0)
+                step_loss, grads = loss_and_grads(model.arrays, st, rows, starts, chosen, tg,
+                                                  config.anchor, picks)
                 adam.step(grads)
                 losses.append(step_loss)
         if (i + 1) % config.eval_every == 0 or i + 1 == config.selfplay_hands:
             record("selfplay", config.imitation_hands + i + 1,
                    float(np.mean(losses)) if losses else 0.0, agreed / max(seen, 1))
             losses, agreed, seen = [], 0, 0
-    model.save(out / "expert.npz")
-    _write_curve(curve, out)
     return curve
 
 
