@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Play duplicate deals (every player in every seat) and "
                                     "report points per hand with 95%% confidence intervals.")
     ar.add_argument("--players", required=True,
-                    help="comma-separated: random, heuristic, search, easy, normal, hard")
+                    help="comma-separated: random, heuristic, search, easy, normal, hard, expert")
     ar.add_argument("--deals", type=int, default=100)
     ar.add_argument("--seed", type=int, default=0)
     ar.add_argument("--rules", default="qq")
