@@ -43,7 +43,8 @@ from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.view import Observation
 from paohuzi.players.heuristic import HeuristicPlayer
 
-__all__ = ["ACTION_SIZE", "FEATURES_VERSION", "STATE_SIZE", "ExpertModel", "ExpertPlayer",
+__all__ = ["ACTION_SIZE", "FEATURES_VERSION", "MODEL_FILE", "POINTS_SCALE", "STATE_SIZE",
+           "ExpertModel", "ExpertPlayer",
            "ExpertUnavailableError", "ModelFileError", "action_features", "default_model",
            "load_model", "numpy_module", "state_features"]
 
