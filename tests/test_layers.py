@@ -31,7 +31,8 @@ ALLOWED = {
 LAZY_SERVER = {"paohuzi.apps.cli"}
 """Modules that may import the server inside a function (``paohuzi serve``)."""
 
-LAZY_THIRD_PARTY = {("paohuzi.players.arena", "matplotlib")}
+LAZY_THIRD_PARTY = {("paohuzi.players.arena", "matplotlib"), ("paohuzi.players.expert", "numpy"),
+                    ("paohuzi.rl.train", "matplotlib")}
 """Outside the server, the only third-party imports: (module, package), inside a function."""
 
 THIRD_PARTY = {"rl": {"numpy", "pettingzoo", "gymnasium"}}

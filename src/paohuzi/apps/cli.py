@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Play duplicate deals (every player in every seat) and "
                                     "report points per hand with 95%% confidence intervals.")
     ar.add_argument("--players", required=True,
-                    help="comma-separated: random, heuristic, search, easy, normal, hard")
+                    help="comma-separated: random, heuristic, search, easy, normal, hard, expert")
     ar.add_argument("--deals", type=int, default=100)
     ar.add_argument("--seed", type=int, default=0)
     ar.add_argument("--rules", default="qq")
@@ -145,11 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return play(sys.stdin, sys.stdout, rules, args.seed, args.hands)
     if args.command == "arena":
         from paohuzi.core.rules import Ruleset
-        from paohuzi.players import PLAYER_NAMES
+        from paohuzi.players import EXPERIMENTAL, PLAYER_NAMES
         from paohuzi.players.arena import main as arena_main
 
         names = [n.strip() for n in args.players.split(",") if n.strip()]
-        unknown = [n for n in names if n not in PLAYER_NAMES]
+        unknown = [n for n in names if n not in (*PLAYER_NAMES, *EXPERIMENTAL)]
         try:
             rules = Ruleset.preset(args.rules)
         except PaohuziError as exc:

@@ -4,7 +4,8 @@ The same interface serves people (the UI), computer players and remote bots:
 a player sees only :func:`paohuzi.game.view.seat_view` and the legal actions.
 
 The computer players live beside this interface: :mod:`~paohuzi.players.heuristic`,
-:mod:`~paohuzi.players.search` (with :mod:`~paohuzi.players.sampling`), and
+:mod:`~paohuzi.players.search` (with :mod:`~paohuzi.players.sampling`),
+:mod:`~paohuzi.players.expert` (a learned value network; numpy, imported lazily), and
 :mod:`~paohuzi.players.arena` measures them. The package uses the core and the game only
 (``tests/test_layers.py`` checks).
 
@@ -26,8 +27,8 @@ from paohuzi.game.actions import Action
 from paohuzi.game.engine import Hand, HandResult
 from paohuzi.game.view import Observation, observe
 
-__all__ = ["LEVELS", "PLAYER_NAMES", "Player", "RandomPlayer", "make_player", "observation_for",
-           "play_hand"]
+__all__ = ["EXPERIMENTAL", "LEVELS", "PLAYER_NAMES", "Player", "RandomPlayer", "make_player",
+           "observation_for", "play_hand"]
 
 
 class Player(Protocol):
@@ -81,12 +82,21 @@ LEVELS = {
 }
 """The levels a person picks, and what plays at each."""
 
+EXPERIMENTAL = ("expert",)
+"""Players for research and the arena, not offered as a level until they are measured
+stronger than the levels below them (``expert``: docs/expert.md)."""
+
 PLAYER_NAMES = ("random", "heuristic", "search", *LEVELS)
+"""The players a room's seat may be (the server, the lobby)."""
 
 
 def make_player(name: str, seed: int | None = None) -> Player:
-    """A computer player by name: ``random``, ``heuristic``, ``search`` or a level
-    (``easy``, ``normal``, ``hard``; see :data:`LEVELS`)."""
+    """A computer player by name: ``random``, ``heuristic``, ``search``, a level
+    (``easy``, ``normal``, ``hard``; see :data:`LEVELS`) or ``expert`` (the learned player,
+    :data:`EXPERIMENTAL`).
+
+    ``expert`` needs numpy (:class:`~paohuzi.players.expert.ExpertUnavailableError`, an
+    :class:`ImportError`, says so when it is missing); the others need nothing."""
     from paohuzi.players.heuristic import HeuristicPlayer
     from paohuzi.players.search import SearchPlayer
 
@@ -100,4 +110,9 @@ def make_player(name: str, seed: int | None = None) -> Player:
         return SearchPlayer(seed, samples=5, candidates=2)
     if name == "hard":
         return SearchPlayer(seed, samples=16, candidates=3)
-    raise ValueError(f"unknown player {name!r}; players: {', '.join(PLAYER_NAMES)}")
+    if name == "expert":
+        from paohuzi.players.expert import ExpertPlayer
+
+        return ExpertPlayer(seed)
+    raise ValueError(f"unknown player {name!r}; players: "
+                     f"{', '.join((*PLAYER_NAMES, *EXPERIMENTAL))}")
