@@ -84,10 +84,11 @@ LAYOUT_PROBLEMS = """() => {
       problems.push(`covered at its centre: ${el.className} ${el.textContent}`
                     + ` by ${hit && hit.className}`);
   }
-  // every card's character: its glyph box may touch no other card's glyph box
+  // every card's character: its glyph box may touch no other card's glyph box (a card
+  // on the move, table.ts travel, is a passing copy above the page)
   const glyphs = [];
   for (const card of document.querySelectorAll(modal ? '.modal .card' : '.card')) {
-    if (!card.firstChild || card.closest('.modal') !== modal) continue;
+    if (!card.firstChild || card.closest('.modal') !== modal || card.closest('.ghost')) continue;
     const range = document.createRange();
     range.selectNodeContents(card);
     const r = range.getBoundingClientRect();
@@ -269,9 +270,10 @@ def test_three_people_play_one_room(browser, srv):
         c.close()
 
 
-def _mock_table_messages() -> tuple[dict[str, Any], dict[str, Any]]:
+def _mock_table_messages(*more: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """A welcome and a state built by the engine for the §4.3 second example: seat 1 holds
-    小1, 小2×2, 小3×2, 小4, 大2×2 and the dealer's 二 is shown."""
+    小1, 小2×2, 小3×2, 小4, 大2×2 and the dealer's 二 is shown; ``more``: seat 1's next
+    actions (its 吃, its discard...) played before the state is taken."""
     from paohuzi.core.rules import Ruleset
     from paohuzi.game.engine import Hand
     from paohuzi.game.record import FORMAT, replay
@@ -283,7 +285,8 @@ def _mock_table_messages() -> tuple[dict[str, Any], dict[str, Any]]:
         "hands": ["二五五六六七八八九九十十壹壹叁叁肆肆伍伍",
                   "一二二三三四贰贰六七捌捌玖玖拾拾陆陆柒柒",
                   "一一三四四五六七八九十壹叁肆伍陆柒捌玖拾"],
-        "liangzhang": "九", "wall": ""}, "actions": [{"seat": 0, "action": "discard 二"}]}
+        "liangzhang": "九", "wall": ""}, "actions": [{"seat": 0, "action": "discard 二"}]
+        + [{"seat": 1, "action": a} for a in more]}
     hand: Hand = replay(record, check_result=False)
     view = view_json(observe(hand, 1))
     events = view.pop("events")
@@ -365,6 +368,97 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
     assert page.evaluate("localStorage.getItem('paohuzi.mute')") == "on"
     page.reload()
     assert page.wait_for_selector("[data-name=mute]").inner_text() == "Sound on"
+    context.close()
+
+
+def test_keyboard_only_a_claim_and_a_discard_the_clocks_and_cards_on_the_move(browser, srv):
+    """Issue 12 on a desktop, by keyboard alone (Tab, Enter): eat the dealer's 二 through
+    the 比 picker, then discard; the focus is visible and survives the page's re-renders.
+    Another seat's discard turn shows its countdown at that seat (turn_deadline); the
+    eaten card travels to the new group; nothing travels with reduced motion."""
+    welcome, claim = _mock_table_messages()
+    seen = len(claim["events"])
+    others_turn = json.loads(json.dumps(claim))  # first: seat 0 must discard, its clock
+    others_turn["view"].update(turn=0, legal_actions=[], in_play=None)
+    others_turn.update(n=4, deadline=None, turn_deadline=12)
+    claim.update(events_from=seen, events=[], turn_deadline=None)
+    sent: list[dict[str, Any]] = []
+    routes: list[Any] = []
+
+    def handler(ws: Any) -> None:
+        routes.append(ws)
+        ws.on_message(lambda message: sent.append(json.loads(message)))
+        ws.send(json.dumps(welcome, ensure_ascii=False))
+        ws.send(json.dumps(others_turn, ensure_ascii=False))
+
+    def follow(n: int, since: int, *actions: str) -> dict[str, Any]:
+        """Seat 1's state after ``actions``, as the n-th message (events from ``since``)."""
+        _, state = _mock_table_messages(*actions)
+        state.update(n=n, events_from=since, events=state["events"][since:], hash=f"x{n}",
+                     turn_deadline=15 if state["view"]["turn"] is not None else None)
+        routes[0].send(json.dumps(state, ensure_ascii=False))
+        return state
+
+    def acted() -> str:
+        for _ in range(50):
+            acts = [m["action"] for m in sent if m.get("type") == "act"]
+            if acts:
+                sent.clear()
+                return acts[-1]
+            page.wait_for_timeout(50)
+        raise AssertionError("no action sent")
+
+    def tab_to(selector: str) -> None:
+        for _ in range(80):
+            page.keyboard.press("Tab")
+            if page.evaluate(f"!!document.activeElement?.matches({json.dumps(selector)})"):
+                ring = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+                assert ring not in ("none", ""), selector  # the focus is visible
+                return
+        raise AssertionError(f"Tab never reached {selector}")
+
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    errors = console_errors(page)
+    enter(page, srv.base, "键盘")
+    page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
+    page.goto(srv.base + "/#/room/mock")
+    clock = page.wait_for_selector('.seat[data-seat="0"] .clock[data-clock=turn]')
+    assert 9 <= numbers(clock.inner_text())[0] <= 12  # counts down from the server's 12 s
+    assert page.query_selector('.seat[data-seat="0"] .badge.thinking') is None
+    # the level title beside a person's name at the table (none for these mock seats)
+    assert page.query_selector(".board .level-title") is None
+    # the claim: Tab to 吃, Enter opens the 比 picker with the focus in it, Enter eats
+    routes[0].send(json.dumps(claim, ensure_ascii=False))
+    page.wait_for_selector("[data-name=chi]")
+    assert page.query_selector(".clock[data-clock=turn]") is None  # a claim window: none
+    tab_to("[data-name=chi]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".picker .pick")
+    assert page.evaluate("document.activeElement.matches('.picker .pick')")
+    chosen = page.evaluate("document.activeElement.dataset.action")
+    page.keyboard.press("Enter")
+    assert acted() == chosen
+    # the eaten card travels from the centre to the new group
+    after_chi = follow(6, seen, chosen)
+    page.wait_for_selector("body > .group.ghost.moving", state="attached", timeout=3000)
+    shot(page, "keyboard-desktop")
+    # the discard, by keyboard: a card is focused, Enter selects it, Enter discards it
+    page.emulate_media(reduced_motion="reduce")
+    tab_to(".mine .hand-card:not(.locked)")
+    card = page.evaluate("document.activeElement.dataset.card")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f'.mine .hand-card.selected[data-card="{card}"]')
+    # the re-render kept the focus on that card
+    assert page.evaluate("document.activeElement.dataset.card") == card
+    page.keyboard.press("Enter")
+    assert acted() == f"discard {card}"
+    assert f"discard {card}" in after_chi["view"]["legal_actions"]
+    follow(7, len(after_chi["events"]) + seen, chosen, f"discard {card}")
+    page.wait_for_selector(f'.in-play-box .card.shown[data-card="{card}"]')
+    page.wait_for_timeout(50)
+    assert page.query_selector(".moving") is None  # reduced motion: nothing travels
+    assert errors == []
     context.close()
 
 
