@@ -470,6 +470,10 @@ def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
     context, page = quick_game(browser, srv, PHONE_LANDSCAPE, "横屏", "table-phone-landscape")
     errors = console_errors(page)
     page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    labels = {p["name"]: p["label"] for p in httpx.get(f"{srv.base}/api/presets").json()["presets"]}
+    assert page.inner_text(".rules-link").startswith(labels["qq"]["zh"])  # words, not "qq"
+    # my level title beside my name at the table (the phone layout holds with it)
+    assert page.query_selector(".board .seat.mine header .level-title") is not None
     for name, viewport in VIEWPORTS.items():
         page.set_viewport_size(viewport)
         page.wait_for_timeout(300)
@@ -501,6 +505,11 @@ def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
     assert paid >= 24 and numbers(page.inner_text(".settlement .reason"))[-1] == paid
     shot(page, "settlement-escape-phone-landscape")
     assert len(record["shuffle"]["values"][0]) == 32  # the browser's share of the shuffle
+    # the lobby's history says how the game ended in words (逃跑, not "escape")
+    page.click("[data-name=next-hand]")
+    page.wait_for_selector(f'.games a[href="#/replay/{game_id}"]')
+    line = page.inner_text(f'.games a[href="#/replay/{game_id}"]')
+    assert "逃跑" in line and result["reason"] not in line, line
     page.goto(f"{srv.base}/#/replay/{game_id}")
     page.wait_for_selector(".replay-board .replay-seat")
     assert len(page.query_selector_all(".replay-seat")) == 3
@@ -517,6 +526,7 @@ def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
     page.wait_for_function("document.querySelector('.browser-check b')?.textContent"
                            ".includes('✓')", timeout=5000)
     assert f"/#/replay/{game_id}" in page.inner_text(".share")
+    assert labels["qq"]["zh"] in page.inner_text(".shuffle")  # the rules line, in words
     shot(page, "replay-phone-landscape")
     assert errors == []
     context.close()
@@ -541,9 +551,28 @@ def test_a_wrong_room_code_the_help_page_and_the_favicon(browser, srv):
     assert [s.split()[0] for s in shown] == [m["name"] for m in rules["mingtang"]]
     ti = page.inner_text(".huxi-table tr[data-kind=ti] .huxi-big")
     assert int(ti) == next(r["big_huxi"] for r in rules["huxi"] if r["kind"] == "ti")
+    # every option and value in words from the option catalog: no true/false, no codes
+    catalog = httpx.get(f"{srv.base}/api/presets").json()
+    options = {o["key"]: o for o in catalog["options"]}
+    values = {r.get_attribute("data-option"): r.inner_text()
+              for r in page.query_selector_all(".options tr[data-option]")}
+    assert set(values) == set(rules["options"]) - {"name"}
+    for key, text in values.items():
+        value = rules["options"][key]
+        assert options[key]["label"]["zh"] in text, text
+        if isinstance(value, bool):
+            assert text.endswith("是" if value else "否"), text
+        for c in options[key].get("choices", []):
+            if c["value"] == value:
+                assert text.endswith(c["label"]["zh"]), text
+        assert "true" not in text and "false" not in text
+    shown_presets = [a.inner_text() for a in page.query_selector_all(".presets a")]
+    assert shown_presets == [next(p["label"]["zh"] for p in catalog["presets"]
+                                  if p["name"] == n) for n in rules["presets"]]
     assert serious_axe_violations(page) == []
     page.click("[data-name=lang]")
     page.wait_for_selector("text=How to play")
+    assert "Scoring scheme" in page.inner_text(".options")
     shot(page, "help-phone-landscape")
     assert httpx.get(f"{srv.base}/favicon.ico").status_code == 200
     assert errors == []
