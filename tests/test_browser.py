@@ -84,10 +84,11 @@ LAYOUT_PROBLEMS = """() => {
       problems.push(`covered at its centre: ${el.className} ${el.textContent}`
                     + ` by ${hit && hit.className}`);
   }
-  // every card's character: its glyph box may touch no other card's glyph box
+  // every card's character: its glyph box may touch no other card's glyph box (a card
+  // on the move, table.ts travel, is a passing copy above the page)
   const glyphs = [];
   for (const card of document.querySelectorAll(modal ? '.modal .card' : '.card')) {
-    if (!card.firstChild || card.closest('.modal') !== modal) continue;
+    if (!card.firstChild || card.closest('.modal') !== modal || card.closest('.ghost')) continue;
     const range = document.createRange();
     range.selectNodeContents(card);
     const r = range.getBoundingClientRect();
@@ -269,9 +270,10 @@ def test_three_people_play_one_room(browser, srv):
         c.close()
 
 
-def _mock_table_messages() -> tuple[dict[str, Any], dict[str, Any]]:
+def _mock_table_messages(*more: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """A welcome and a state built by the engine for the §4.3 second example: seat 1 holds
-    小1, 小2×2, 小3×2, 小4, 大2×2 and the dealer's 二 is shown."""
+    小1, 小2×2, 小3×2, 小4, 大2×2 and the dealer's 二 is shown; ``more``: seat 1's next
+    actions (its 吃, its discard...) played before the state is taken."""
     from paohuzi.core.rules import Ruleset
     from paohuzi.game.engine import Hand
     from paohuzi.game.record import FORMAT, replay
@@ -283,7 +285,8 @@ def _mock_table_messages() -> tuple[dict[str, Any], dict[str, Any]]:
         "hands": ["二五五六六七八八九九十十壹壹叁叁肆肆伍伍",
                   "一二二三三四贰贰六七捌捌玖玖拾拾陆陆柒柒",
                   "一一三四四五六七八九十壹叁肆伍陆柒捌玖拾"],
-        "liangzhang": "九", "wall": ""}, "actions": [{"seat": 0, "action": "discard 二"}]}
+        "liangzhang": "九", "wall": ""}, "actions": [{"seat": 0, "action": "discard 二"}]
+        + [{"seat": 1, "action": a} for a in more]}
     hand: Hand = replay(record, check_result=False)
     view = view_json(observe(hand, 1))
     events = view.pop("events")
@@ -368,6 +371,97 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
     context.close()
 
 
+def test_keyboard_only_a_claim_and_a_discard_the_clocks_and_cards_on_the_move(browser, srv):
+    """Issue 12 on a desktop, by keyboard alone (Tab, Enter): eat the dealer's 二 through
+    the 比 picker, then discard; the focus is visible and survives the page's re-renders.
+    Another seat's discard turn shows its countdown at that seat (turn_deadline); the
+    eaten card travels to the new group; nothing travels with reduced motion."""
+    welcome, claim = _mock_table_messages()
+    seen = len(claim["events"])
+    others_turn = json.loads(json.dumps(claim))  # first: seat 0 must discard, its clock
+    others_turn["view"].update(turn=0, legal_actions=[], in_play=None)
+    others_turn.update(n=4, deadline=None, turn_deadline=12)
+    claim.update(events_from=seen, events=[], turn_deadline=None)
+    sent: list[dict[str, Any]] = []
+    routes: list[Any] = []
+
+    def handler(ws: Any) -> None:
+        routes.append(ws)
+        ws.on_message(lambda message: sent.append(json.loads(message)))
+        ws.send(json.dumps(welcome, ensure_ascii=False))
+        ws.send(json.dumps(others_turn, ensure_ascii=False))
+
+    def follow(n: int, since: int, *actions: str) -> dict[str, Any]:
+        """Seat 1's state after ``actions``, as the n-th message (events from ``since``)."""
+        _, state = _mock_table_messages(*actions)
+        state.update(n=n, events_from=since, events=state["events"][since:], hash=f"x{n}",
+                     turn_deadline=15 if state["view"]["turn"] is not None else None)
+        routes[0].send(json.dumps(state, ensure_ascii=False))
+        return state
+
+    def acted() -> str:
+        for _ in range(50):
+            acts = [m["action"] for m in sent if m.get("type") == "act"]
+            if acts:
+                sent.clear()
+                return acts[-1]
+            page.wait_for_timeout(50)
+        raise AssertionError("no action sent")
+
+    def tab_to(selector: str) -> None:
+        for _ in range(80):
+            page.keyboard.press("Tab")
+            if page.evaluate(f"!!document.activeElement?.matches({json.dumps(selector)})"):
+                ring = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+                assert ring not in ("none", ""), selector  # the focus is visible
+                return
+        raise AssertionError(f"Tab never reached {selector}")
+
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    errors = console_errors(page)
+    enter(page, srv.base, "键盘")
+    page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
+    page.goto(srv.base + "/#/room/mock")
+    clock = page.wait_for_selector('.seat[data-seat="0"] .clock[data-clock=turn]')
+    assert 9 <= numbers(clock.inner_text())[0] <= 12  # counts down from the server's 12 s
+    assert page.query_selector('.seat[data-seat="0"] .badge.thinking') is None
+    # the level title beside a person's name at the table (none for these mock seats)
+    assert page.query_selector(".board .level-title") is None
+    # the claim: Tab to 吃, Enter opens the 比 picker with the focus in it, Enter eats
+    routes[0].send(json.dumps(claim, ensure_ascii=False))
+    page.wait_for_selector("[data-name=chi]")
+    assert page.query_selector(".clock[data-clock=turn]") is None  # a claim window: none
+    tab_to("[data-name=chi]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".picker .pick")
+    assert page.evaluate("document.activeElement.matches('.picker .pick')")
+    chosen = page.evaluate("document.activeElement.dataset.action")
+    page.keyboard.press("Enter")
+    assert acted() == chosen
+    # the eaten card travels from the centre to the new group
+    after_chi = follow(6, seen, chosen)
+    page.wait_for_selector("body > .group.ghost.moving", state="attached", timeout=3000)
+    shot(page, "keyboard-desktop")
+    # the discard, by keyboard: a card is focused, Enter selects it, Enter discards it
+    page.emulate_media(reduced_motion="reduce")
+    tab_to(".mine .hand-card:not(.locked)")
+    card = page.evaluate("document.activeElement.dataset.card")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f'.mine .hand-card.selected[data-card="{card}"]')
+    # the re-render kept the focus on that card
+    assert page.evaluate("document.activeElement.dataset.card") == card
+    page.keyboard.press("Enter")
+    assert acted() == f"discard {card}"
+    assert f"discard {card}" in after_chi["view"]["legal_actions"]
+    follow(7, len(after_chi["events"]) + seen, chosen, f"discard {card}")
+    page.wait_for_selector(f'.in-play-box .card.shown[data-card="{card}"]')
+    page.wait_for_timeout(50)
+    assert page.query_selector(".moving") is None  # reduced motion: nothing travels
+    assert errors == []
+    context.close()
+
+
 def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
     """One quick game shown at each of issue 12's viewports (no scroll, every hand card and
     button visible and hit-testable, no characters overlapping, axe-core clean), then the
@@ -376,6 +470,10 @@ def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
     context, page = quick_game(browser, srv, PHONE_LANDSCAPE, "横屏", "table-phone-landscape")
     errors = console_errors(page)
     page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    labels = {p["name"]: p["label"] for p in httpx.get(f"{srv.base}/api/presets").json()["presets"]}
+    assert page.inner_text(".rules-link").startswith(labels["qq"]["zh"])  # words, not "qq"
+    # my level title beside my name at the table (the phone layout holds with it)
+    assert page.query_selector(".board .seat.mine header .level-title") is not None
     for name, viewport in VIEWPORTS.items():
         page.set_viewport_size(viewport)
         page.wait_for_timeout(300)
@@ -407,6 +505,11 @@ def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
     assert paid >= 24 and numbers(page.inner_text(".settlement .reason"))[-1] == paid
     shot(page, "settlement-escape-phone-landscape")
     assert len(record["shuffle"]["values"][0]) == 32  # the browser's share of the shuffle
+    # the lobby's history says how the game ended in words (逃跑, not "escape")
+    page.click("[data-name=next-hand]")
+    page.wait_for_selector(f'.games a[href="#/replay/{game_id}"]')
+    line = page.inner_text(f'.games a[href="#/replay/{game_id}"]')
+    assert "逃跑" in line and result["reason"] not in line, line
     page.goto(f"{srv.base}/#/replay/{game_id}")
     page.wait_for_selector(".replay-board .replay-seat")
     assert len(page.query_selector_all(".replay-seat")) == 3
@@ -423,6 +526,7 @@ def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
     page.wait_for_function("document.querySelector('.browser-check b')?.textContent"
                            ".includes('✓')", timeout=5000)
     assert f"/#/replay/{game_id}" in page.inner_text(".share")
+    assert labels["qq"]["zh"] in page.inner_text(".shuffle")  # the rules line, in words
     shot(page, "replay-phone-landscape")
     assert errors == []
     context.close()
@@ -447,9 +551,28 @@ def test_a_wrong_room_code_the_help_page_and_the_favicon(browser, srv):
     assert [s.split()[0] for s in shown] == [m["name"] for m in rules["mingtang"]]
     ti = page.inner_text(".huxi-table tr[data-kind=ti] .huxi-big")
     assert int(ti) == next(r["big_huxi"] for r in rules["huxi"] if r["kind"] == "ti")
+    # every option and value in words from the option catalog: no true/false, no codes
+    catalog = httpx.get(f"{srv.base}/api/presets").json()
+    options = {o["key"]: o for o in catalog["options"]}
+    values = {r.get_attribute("data-option"): r.inner_text()
+              for r in page.query_selector_all(".options tr[data-option]")}
+    assert set(values) == set(rules["options"]) - {"name"}
+    for key, text in values.items():
+        value = rules["options"][key]
+        assert options[key]["label"]["zh"] in text, text
+        if isinstance(value, bool):
+            assert text.endswith("是" if value else "否"), text
+        for c in options[key].get("choices", []):
+            if c["value"] == value:
+                assert text.endswith(c["label"]["zh"]), text
+        assert "true" not in text and "false" not in text
+    shown_presets = [a.inner_text() for a in page.query_selector_all(".presets a")]
+    assert shown_presets == [next(p["label"]["zh"] for p in catalog["presets"]
+                                  if p["name"] == n) for n in rules["presets"]]
     assert serious_axe_violations(page) == []
     page.click("[data-name=lang]")
     page.wait_for_selector("text=How to play")
+    assert "Scoring scheme" in page.inner_text(".options")
     shot(page, "help-phone-landscape")
     assert httpx.get(f"{srv.base}/favicon.ico").status_code == 200
     assert errors == []

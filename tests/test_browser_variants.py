@@ -74,8 +74,26 @@ def test_hunan_room_with_the_xingjia_from_the_lobby(browser, srv):
     assert len(playing) == 3 and len(xingjia) == 1
     assert set(playing) | set(xingjia) == {"0", "1", "2", "3"}  # four seats, each once
     assert "醒家" in page.inner_text(".settlement tr.xingjia")
-    # the creator's level title beside his name (computers have none)
+    # the creator's level title beside his name (computers have none), at the table too
     assert page.query_selector(".settlement .level-title") is not None
+    assert page.query_selector(".board .seat.mine header .level-title") is not None
+    # the quick chat's phrases, opened, never cover the settlement window
+    page.eval_on_selector("[data-name=chat]", "b => b.click()")
+    page.wait_for_selector(".quickchat-list .btn-phrase", state="attached")
+    covered = page.evaluate("""() => {
+      const r = document.querySelector('.settlement').getBoundingClientRect();
+      const out = [];
+      for (let i = 0; i <= 10; i++) for (let j = 0; j <= 10; j++) {
+        // 14 px in: the window's rounded corners are not part of it
+        const x = r.left + 14 + (r.width - 28) * i / 10, y = r.top + 14 + (r.height - 28) * j / 10;
+        if (y >= innerHeight || x >= innerWidth) continue;
+        const hit = document.elementFromPoint(x, y);
+        if (!hit || !hit.closest('.settlement')) out.push([x, y, hit && hit.className]);
+      }
+      return out;
+    }""")
+    assert covered == []
+    shot(page, "hunan-settlement-chat-phone-landscape")
     context.close()
 
 

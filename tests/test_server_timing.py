@@ -254,3 +254,41 @@ def test_a_seat_with_an_option_cannot_tell_whether_another_still_decides(srv):
     assert found[False], "no decision of seat 0 on a card nobody else could take"
     assert found[True], "no decision of seat 0 on a card another seat could take too"
     assert set(found[True]) <= {0} and set(found[False]) == {0}, found
+
+
+def test_the_discarding_seats_clock_is_public_and_a_claim_window_has_none(srv):
+    """`turn_deadline`: every seat sees the clock of the seat that must discard (the
+    browser's countdown at that seat); in a claim window it is null for everyone, so it
+    tells nothing of who may claim or who has answered."""
+    tokens = [srv.player(f"t{i}")[1] for i in range(2)]
+    code = srv.room(tokens[0], seats=["human", "human", "easy"], timer=30, next_delay=600,
+                    bot_delay=0)
+    bots = [BotClient(srv.ws_url(code), tokens[s], seat=s, seed=3 + s, keep_messages=True)
+            for s in range(2)]
+
+    async def play() -> None:
+        await asyncio.gather(*(b.play(1, timeout=90) for b in bots))
+
+    asyncio.run(play())
+    others_clock = 0
+    for me, bot in enumerate(bots):
+        for msg in bot.messages:
+            view = msg.get("view") if msg.get("type") == "state" else None
+            if not view or view.get("result") is not None:
+                continue
+            turn, clock = view.get("turn"), msg.get("turn_deadline")
+            legal = view.get("legal_actions") or []
+            if any(a.startswith("discard ") for a in legal):  # my discard: my clock
+                assert clock is not None and abs(clock - msg["deadline"]) < 0.5, msg
+            elif legal:  # my claim answer: nobody's clock is shown
+                assert clock is None, msg
+            if clock is not None:
+                assert 0 < clock <= 30
+                assert turn is not None and bot.messages  # a discard turn, shown
+                assert msg["table"]["seats"][turn]["kind"] == "human"
+                others_clock += turn != me
+            elif turn is not None and turn != me and \
+                    msg["table"]["seats"][turn]["kind"] == "human" and \
+                    not view.get("in_play"):
+                raise AssertionError(f"another person's turn without its clock: {msg}")
+    assert others_clock > 0  # each saw the other's countdown

@@ -56,7 +56,7 @@ def _check(table: Table, hand: Hand | None, seen: dict[Any, tuple[str, str]]) ->
         # the message text is that body, as JSON, with the connection's own members
         text = json.loads(bodies[v].message_text(7, 2, 1.5))
         assert text == {**table.view_for(v, 2, hand), "type": "state", "n": 7,
-                        "deadline": 1.5, "next_deadline": None}
+                        "deadline": 1.5, "next_deadline": None, "turn_deadline": None}
         content = json.dumps({k: x for k, x in body.items() if k != "hash"}, sort_keys=True,
                              ensure_ascii=False)
         before = seen.get(body["hash"])

@@ -138,8 +138,8 @@ export function applyDelta(last: Json | null, delta: Json): Json | null {
     const [node, key] = parent(path);
     delete node[key];
   }
-  const { n, events_from, events, hash, deadline, next_deadline } = delta;
-  return { ...out, type: "state", n, events_from, events, hash, deadline, next_deadline };
+  const { n, events_from, events, hash, deadline, next_deadline, turn_deadline } = delta;
+  return { ...out, type: "state", n, events_from, events, hash, deadline, next_deadline, turn_deadline };
 }
 
 /** One table connection: numbered messages, resync after reconnecting. It asks for

@@ -5,6 +5,7 @@
 import { roomRules, rulesOf, type Json } from "./api";
 import { card, el, split } from "./cards";
 import { currentLang, t } from "./i18n";
+import { optionWords, presetName } from "./words";
 
 const KIND_NAMES: Record<string, [string, string]> = {
   sentence: ["一句话", "sentence"],
@@ -14,19 +15,6 @@ const KIND_NAMES: Record<string, [string, string]> = {
   kan: ["坎", "kan (3 dealt)"],
   pao: ["跑", "pao"],
   ti: ["提", "ti"],
-};
-
-const OPTION_WORDS: Record<string, [string, string]> = {
-  players: ["人数", "players"],
-  min_huxi: ["起胡胡息", "胡息 needed to win"],
-  settlement: ["计分方式", "scoring"],
-  zimo_di: ["自摸加底", "自摸 adds to 底"],
-  zimo_huxi: ["自摸加胡息", "自摸 adds 胡息"],
-  base: ["底分", "base score"],
-  multiplier: ["倍数", "bean multiplier"],
-  escape_bonus: ["逃跑加罚", "escape penalty bonus"],
-  set_aside: ["去牌", "cards set aside"],
-  xingjia: ["醒家", "醒家 (4th seat)"],
 };
 
 const HOW_TO: Record<"zh" | "en", string[]> = {
@@ -60,8 +48,8 @@ export async function mountHelp(root: HTMLElement, preset: string, room: string 
   const page = el("main", { class: "help-page" });
   page.append(el("section", {}, el("h2", {}, t("howTo")), el("ul", {}, ...HOW_TO[currentLang()].map((line) => el("li", {}, line)))));
   const presets = el("nav", { class: "presets", "aria-label": t("preset") });
-  for (const name of doc.presets as string[]) presets.append(el("a", { class: "btn", href: `#/help/${name}` }, name));
-  page.append(el("section", {}, el("h2", {}, `${t("options")}: ${doc.name}`), presets, optionsTable(doc.options)));
+  for (const name of doc.presets as string[]) presets.append(el("a", { class: "btn", href: `#/help/${name}`, "data-preset": name }, presetName(name)));
+  page.append(el("section", {}, el("h2", {}, `${t("options")}: ${presetName(doc.name)}`), presets, optionsTable(doc.options)));
   page.append(el("section", {}, el("h2", {}, t("huxiTable")), huxiTable(doc.huxi)));
   page.append(el("section", {}, el("h2", {}, t("mingtangList")), mingtangTable(doc)));
   root.append(page);
@@ -70,8 +58,8 @@ export async function mountHelp(root: HTMLElement, preset: string, room: string 
 function optionsTable(options: Json): HTMLElement {
   const table = el("table", { class: "options" });
   for (const [key, value] of Object.entries(options)) {
-    if (key === "name") continue;
-    table.append(el("tr", {}, el("th", {}, word(OPTION_WORDS[key], key)), el("td", {}, String(value))));
+    const words = optionWords(key, value); // the catalog's labels: none for the name
+    if (words) table.append(el("tr", { "data-option": key }, el("th", {}, words[0]), el("td", {}, words[1])));
   }
   return table;
 }

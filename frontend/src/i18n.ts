@@ -150,6 +150,8 @@ const TEXT = {
   matchHands: { zh: "局", en: "hands" },
   wins: { zh: "胡牌次数", en: "Wins" },
   bestHand: { zh: "最佳一局", en: "Best hand" },
+  yes: { zh: "是", en: "Yes" },
+  no: { zh: "否", en: "No" },
 } as const;
 
 export type Key = keyof typeof TEXT;

@@ -6,6 +6,7 @@ import "./hall.css";
 import { createRoom, me, register, SETTLEMENT_WAIT, token, type Json } from "./api";
 import { el } from "./cards";
 import { currentLang, t } from "./i18n";
+import { reasonWords } from "./words";
 
 type Label = { zh: string; en: string };
 type Choice = { value: string | number; label: Label };
@@ -259,7 +260,8 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
   const games = el("ul", { class: "games" });
   if (!data.games.length) games.append(el("li", {}, t("noGames")));
   for (const g of data.games) {
-    games.append(el("li", {}, el("a", { href: `#/replay/${g.id}` }, `#${g.id.slice(0, 6)} ${g.reason} ${g.points?.join(" / ") ?? ""}`)));
+    const line = `#${g.id.slice(0, 6)} · ${reasonWords(g.reason)} · ${t("points")} ${g.points?.join(" / ") ?? ""}`;
+    games.append(el("li", {}, el("a", { href: `#/replay/${g.id}`, "data-reason": g.reason }, line)));
   }
   root.append(el("section", { class: "card-panel" }, el("h3", {}, t("pastGames")), games));
 

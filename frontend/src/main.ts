@@ -8,6 +8,7 @@ import { toggleLang } from "./i18n";
 import { mountLobby } from "./lobby";
 import { mountReplay } from "./replay";
 import { mountTable } from "./table";
+import { loadLabels } from "./words";
 
 const root = document.getElementById("app") as HTMLElement;
 let cleanup: (() => void) | null = null;
@@ -36,4 +37,4 @@ async function route(): Promise<void> {
 
 window.addEventListener("hashchange", () => void route());
 document.documentElement.lang = localStorage.getItem("paohuzi.lang") === "en" ? "en" : "zh";
-void loadCards().then(route);
+void Promise.all([loadCards(), loadLabels()]).then(route);

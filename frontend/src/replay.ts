@@ -3,6 +3,7 @@
 import { replaySteps, sha256, type Json } from "./api";
 import { card, el, group, split } from "./cards";
 import { t, type Key } from "./i18n";
+import { presetName, reasonWords } from "./words";
 
 const ACTION_WORDS: Record<string, Key> = { discard: "evDiscard", chi: "chi", peng: "peng", hu: "hu", pass: "pass" };
 
@@ -15,7 +16,7 @@ export function actionWords(action: { seat: number; action: string }): string {
 
 function resultWords(result: Json | null): string {
   if (!result) return "";
-  const reason = result.reason === "huangzhuang" ? t("huangzhuang") : result.reason === "escape" ? `${t("seat")} ${result.leaver} ${t("escape")}` : `${t("winner")}: ${t("seat")} ${result.winner}`;
+  const reason = result.reason === "huangzhuang" ? reasonWords("huangzhuang") : result.reason === "escape" ? `${t("seat")} ${result.leaver} ${reasonWords("escape")}` : `${reasonWords(result.reason)} · ${t("winner")}: ${t("seat")} ${result.winner}`;
   const names = (result.mingtang ?? []).map((m: Json) => `${m.name} ${m.fan}${t("fan")}`).join(" ");
   const numbers = result.huxi !== undefined ? ` · ${t("huxi")} ${result.huxi} · ${t("di")} ${result.di} · ${t("fan")} ${result.fan} ${names}` : "";
   return `${reason}${numbers} · ${t("points")} ${(result.points ?? []).join(" / ")}`;
@@ -68,7 +69,7 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
         { class: "card-panel shuffle" },
         el("h3", {}, t("shuffleCheck")),
         shufflePanel(data.shuffle),
-        el("p", {}, el("a", { href: `#/help/${data.rules.name}` }, `${t("rules")}: ${data.rules.name} · ${t("base")} ${data.rules.base}`)),
+        el("p", {}, el("a", { href: `#/help/${data.rules.name}` }, `${t("rules")}: ${presetName(data.rules.name)} · ${t("base")} ${data.rules.base}`)),
         el("p", {}, `${t("shareLink")}: `, el("code", { class: "share" }, `${location.origin}/#/replay/${id}`)),
       ),
     );

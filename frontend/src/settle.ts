@@ -111,7 +111,7 @@ function breakdown(result: Json, rules: Json): HTMLElement {
 }
 
 /** A person's level title (the server's `table.levels`, per match seat; none for a computer). */
-function levelBadge(s: Json, seat: number): HTMLElement | null {
+export function levelBadge(s: Json, seat: number): HTMLElement | null {
   const level: Json | null | undefined = s.table.levels?.[seat];
   if (!level) return null;
   return el("span", { class: "badge level-title", "data-level": String(level.number) }, currentLang() === "zh" ? level.title : level.english);

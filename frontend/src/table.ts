@@ -6,8 +6,9 @@ import { randomValue, TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
 import { mountChat } from "./chat";
 import { t, tf, type Key } from "./i18n";
-import { settlementPanel } from "./settle";
+import { levelBadge, settlementPanel } from "./settle";
 import { muted, play, toggleMute } from "./sound";
+import { presetName } from "./words";
 
 const FORCED: Record<string, Key> = {
   ti: "ti",
@@ -55,6 +56,50 @@ interface Ui {
   dismissed: number; // the hand number whose settlement the player closed
   lastInPlay: string | null;
   online: number[] | null; // the match seats with a connection (the server's presence)
+  moves: Json[]; // this state's fresh events, for render's card animations (once)
+}
+
+/** Events whose card leaves the centre for the taker's groups. */
+const TAKES = new Set(["chi", "peng", "pao", "ti", "wei", "chouwei"]);
+
+function reducedMotion(): boolean {
+  return window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+}
+
+/** Shows ``node`` travelling from the rectangle ``from`` to its place: a copy above the
+ * whole page (a seat box clips what leaves it) slides there with a CSS transition, the
+ * card itself appearing when it lands. Nothing moves for a reader who asked for reduced
+ * motion. */
+export function travel(node: HTMLElement, from: DOMRect | null): void {
+  if (!from || reducedMotion()) return;
+  const to = node.getBoundingClientRect();
+  const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+  const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+  if (Math.abs(dx) < 2 && Math.abs(dy) < 2) return;
+  const ghost = node.cloneNode(true) as HTMLElement;
+  ghost.classList.add("ghost");
+  ghost.setAttribute("aria-hidden", "true");
+  Object.assign(ghost.style, {
+    left: `${to.left}px`,
+    top: `${to.top}px`,
+    width: `${to.width}px`,
+    height: `${to.height}px`,
+    transform: `translate(${dx}px, ${dy}px) scale(0.7)`,
+  });
+  document.body.append(ghost);
+  node.style.visibility = "hidden";
+  void ghost.getBoundingClientRect(); // the start is laid out before the transition
+  ghost.classList.add("moving");
+  ghost.style.transform = "";
+  let landed = false;
+  const land = () => {
+    if (landed) return;
+    landed = true;
+    ghost.remove();
+    node.style.visibility = "";
+  };
+  ghost.addEventListener("transitionend", land, { once: true });
+  window.setTimeout(land, 600);
 }
 
 /** The chi actions that give distinct results, once each. A result is the groups laid
@@ -87,6 +132,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     dismissed: -1,
     lastInPlay: null,
     online: null,
+    moves: [],
   };
   let flashTimer = 0;
   const valueSent = new Set<number>(); // hands this page sent a shuffle value for
@@ -148,6 +194,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     }
     ui.state = msg;
     ui.state.receivedAt = performance.now();
+    ui.moves = snapshot ? [] : fresh;
     render();
   }
 
@@ -201,8 +248,9 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   function updateClock(): void {
     const s = ui.state;
     if (!s) return;
-    const left = secondsLeft(s.deadline);
+    // my own clock (my decision, claims too) and the discarding seat's (public to all)
     root.querySelectorAll<HTMLElement>(".clock").forEach((clock) => {
+      const left = secondsLeft(clock.dataset.clock === "turn" ? s.turn_deadline : s.deadline);
       clock.textContent = left === null ? "" : `${Math.ceil(left)}s`;
       clock.classList.toggle("urgent", left !== null && left < 5);
     });
@@ -231,10 +279,13 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     const seatInfo = view.seats[seat];
     const seatMeta = s.table.seats[seat];
     const turn = view.turn === seat;
+    // the seat that must discard: its countdown, public (the server's turn_deadline)
+    const othersClock = s.turn_deadline !== null && s.turn_deadline !== undefined;
     return el(
       "header",
       {},
       el("span", { class: "name" }, seatName(seat)),
+      levelBadge(s, seat),
       presence(seat),
       view.dealer === seat ? el("span", { class: "badge dealer" }, t("dealer")) : null,
       seatMeta.tuoguan ? el("span", { class: "badge tuoguan" }, t("tuoguan")) : null,
@@ -242,8 +293,9 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       el("span", { class: "huxi" }, `${seatInfo.table_huxi} ${t("huxi")}`),
       el("span", { class: "score" }, `${t("points")} ${seatMeta.points}`),
       mine ? null : el("span", { class: "count" }, `${t("hand")} ${seatInfo.hand_count}`),
-      mine && s.deadline !== null && s.deadline !== undefined ? el("span", { class: "clock", role: "timer" }, "") : null,
-      !mine && turn ? el("span", { class: "badge thinking" }, t("thinking")) : null,
+      mine && s.deadline !== null && s.deadline !== undefined ? el("span", { class: "clock", role: "timer", "data-clock": "mine" }, "") : null,
+      !mine && turn && othersClock ? el("span", { class: "clock turn-clock", role: "timer", "data-clock": "turn", "aria-label": `${seatName(seat)} ${t("thinking")}` }, "") : null,
+      !mine && turn && !othersClock ? el("span", { class: "badge thinking" }, t("thinking")) : null,
     );
   }
 
@@ -423,7 +475,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   }
 
   function presetLine(rules: Json): string {
-    return `${rules.name} · ${t("base")} ${rules.base} · ${t("multiplier")} ${rules.multiplier}`;
+    return `${presetName(rules.name)} · ${t("base")} ${rules.base} · ${t("multiplier")} ${rules.multiplier}`;
   }
 
   function topBar(): HTMLElement {
@@ -479,7 +531,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     const s = ui.state;
     const view = s.view;
     const shown = [...ui.events].reverse().find((e) => ["discard", "show", "liangzhang"].includes(e.kind) && e.cards === view.in_play);
-    const entering = view.in_play && view.in_play !== ui.lastInPlay;
+    const entering = view.in_play && view.in_play !== ui.lastInPlay && !ui.moves.length;
     ui.lastInPlay = view.in_play ?? null;
     const ticker = el("ol", { class: "ticker", tabindex: "0", "aria-label": t("moves") });
     ui.events.forEach((e) => ticker.append(el("li", {}, describe(e))));
@@ -499,7 +551,58 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     );
   }
 
+  /** A selector that finds the focused control again after a render (every render
+   * rebuilds the page: without this, keyboard focus would fall back to the body). */
+  function focusKey(node: Element | null): string | null {
+    if (!(node instanceof HTMLElement) || !root.contains(node)) return null;
+    if (node.dataset.action) return `[data-action="${CSS.escape(node.dataset.action)}"]`;
+    if (node.dataset.name) return `[data-name="${CSS.escape(node.dataset.name)}"]`;
+    if (node.classList.contains("hand-card")) return `.mine .hand [data-card="${CSS.escape(node.dataset.card ?? "")}"]`;
+    if (node.classList.contains("ticker")) return ".ticker";
+    if (node.classList.contains("waits-toggle")) return ".waits-toggle";
+    return null;
+  }
+
+  function restoreFocus(key: string | null, hadModal: boolean): void {
+    const modal = root.querySelector<HTMLElement>(".modal");
+    const again = key ? root.querySelector<HTMLElement>(key) : null;
+    if (modal && !hadModal && !(again && modal.contains(again))) {
+      // a dialog opened: focus its first control (Tab stays in reach of its buttons)
+      modal.querySelector<HTMLElement>(".pick, button, [href]")?.focus();
+      return;
+    }
+    if (again) again.focus();
+    else if (key && hadModal && !modal) root.querySelector<HTMLElement>(".actions .btn, .mine .hand-card")?.focus();
+  }
+
+  /** Cards on the move: a shown card from the seat that showed it (a draw: from the
+   * wall) to the centre, a taken card from the centre to the taker's new group. */
+  function animate(before: DOMRect | null): void {
+    const moves = ui.moves;
+    ui.moves = [];
+    const shown = root.querySelector<HTMLElement>(".in-play-box .card.shown");
+    for (const e of moves) {
+      if (shown && ["discard", "show", "liangzhang"].includes(e.kind) && e.cards === ui.state.view.in_play) {
+        const from = e.kind === "discard" ? root.querySelector(`.seat[data-seat="${e.seat}"] header`) : root.querySelector(".topbar .wall");
+        travel(shown, from?.getBoundingClientRect() ?? null);
+      }
+      if (TAKES.has(e.kind) && e.seat !== undefined) {
+        const taken = root.querySelector<HTMLElement>(`.seat[data-seat="${e.seat}"] .melds .group:last-child`);
+        if (taken) travel(taken, before);
+      }
+    }
+  }
+
   function render(): void {
+    const focused = focusKey(document.activeElement);
+    const hadModal = root.querySelector(".modal") !== null;
+    const before = root.querySelector(".in-play-box .card.shown")?.getBoundingClientRect() ?? null;
+    draw();
+    animate(before);
+    restoreFocus(focused, hadModal);
+  }
+
+  function draw(): void {
     root.replaceChildren();
     const s = ui.state;
     const page = el("div", { class: "table-page" });

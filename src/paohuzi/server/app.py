@@ -186,6 +186,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         async with runtime.lock:
             runtime.commit({"k": "sit", "seat": seat, "player": rec.id,
                             "nickname": rec.nickname})
+            runtime.note_level(seat, rec.id)  # the creator's title beside his name
             runtime.schedule()
         return JSONResponse({"code": table.code, "config": table.config.to_json(),
                              "seat": seat})

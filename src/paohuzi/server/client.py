@@ -156,7 +156,9 @@ class BotClient:
         self.deltas += 1
         state = apply_changes(last, delta["set"], delta["unset"])
         state.update(type="state", n=delta["n"], events_from=delta["events_from"],
-                     events=delta["events"], hash=delta["hash"], deadline=delta["deadline"])
+                     events=delta["events"], hash=delta["hash"], deadline=delta["deadline"],
+                     next_deadline=delta.get("next_deadline"),
+                     turn_deadline=delta.get("turn_deadline"))
         return state
 
     def think_time(self) -> float:

@@ -313,12 +313,14 @@ class Runtime:
         client.sent += 1
         deadline = self.deadline_for(client.seat)
         next_deadline = self.next_deadline()  # the room's next timer (the settlement's)
+        turn_deadline = self.turn_deadline()  # the discarding seat's, shown to everyone
         text = None
         if client.delta and not snapshot and client.base is not None:
-            text = body.delta_text(client.base, client.sent, start, deadline, next_deadline)
+            text = body.delta_text(client.base, client.sent, start, deadline, next_deadline,
+                                   turn_deadline)
         client.base = body
         await client.send_text(text or body.message_text(client.sent, start, deadline,
-                                                         next_deadline))
+                                                         next_deadline, turn_deadline))
 
     def _spectator_body(self, frame: Frame) -> Body | None:
         """What spectators see of ``frame``. A frame captured while nobody watched has
@@ -340,6 +342,19 @@ class Runtime:
         if seat not in self.pending_humans():
             return None
         return max(0.0, self.deadlines[seat][1] - time.monotonic())
+
+    def turn_deadline(self) -> float | None:
+        """Seconds left to the seat that must discard, for every viewer: whose turn it is
+        is public, and so is when it was shown. Only a discard: in a claim window (who
+        may claim is secret, and so is who has answered) it is None, as it is for a
+        computer's turn or a seat in 托管 (they have no clock)."""
+        t = self.table
+        if t.hand is None or t.hand.ended or t.hand.phase is not Phase.DISCARD:
+            return None
+        pending = self.pending_match_seats()
+        if len(pending) != 1:
+            return None
+        return self.deadline_for(pending[0])
 
     def next_deadline(self) -> float | None:
         """Seconds until the next hand is dealt even if not everyone pressed "next"

@@ -22,7 +22,7 @@ Nothing here decides what a viewer may see: the engine's seat view
 >>> body.to_dict()
 {'you': None, 'view': None, 'events_from': 0, 'events': [], 'hash': 'h1'}
 >>> body.message_text(3, 0, None)
-'{"type":"state","n":3,"you":null,"view":null,"events_from":0,"events":[],"hash":"h1","deadline":null,"next_deadline":null}'
+'{"type":"state","n":3,"you":null,"view":null,"events_from":0,"events":[],"hash":"h1","deadline":null,"next_deadline":null,"turn_deadline":null}'
 """
 
 from __future__ import annotations
@@ -212,18 +212,21 @@ class Body:
                 "events": self.log.dicts[start:self.count], "hash": self.hash}
 
     def message_text(self, n: int, events_from: int, deadline: float | None,
-                     next_deadline: float | None = None) -> str:
+                     next_deadline: float | None = None,
+                     turn_deadline: float | None = None) -> str:
         """A ``state`` message's JSON text: state number ``n``, events from
-        ``events_from``, the viewer's ``deadline`` and the room's ``next_deadline``."""
+        ``events_from``, the viewer's ``deadline``, the room's ``next_deadline`` and the
+        public ``turn_deadline`` (the discarding seat's clock)."""
         start = self.start(events_from)
         events = ",".join(self.log.texts[start:self.count])
         head = f"{self.head_json}," if self.head_json else ""
         return (f'{{"type":"state","n":{n},{head}"events_from":{start},'
-                f'"events":[{events}],"hash":"{self.hash}","deadline":{dumps(deadline)},'
-                f'"next_deadline":{dumps(next_deadline)}}}')
+                f'"events":[{events}],"hash":"{self.hash}",'
+                f'{_clocks(deadline, next_deadline, turn_deadline)}}}')
 
     def delta_text(self, base: Body, n: int, events_from: int, deadline: float | None,
-                   next_deadline: float | None = None) -> str | None:
+                   next_deadline: float | None = None,
+                   turn_deadline: float | None = None) -> str | None:
         """A ``delta`` message's JSON text: what changed since ``base`` (the body of the
         connection's state ``n - 1``), or ``None`` where the full state is about as
         short (:data:`DELTA_MAX_SHARE`).
@@ -233,7 +236,7 @@ class Body:
         >>> b = Body("h2", {"you": 0, "view": {"wall": 39, "hand": hand}},
         ...          members_json([("you", "0"), ("view", dumps({"wall": 39, "hand": hand}))]))
         >>> b.delta_text(a, 5, 0, None)
-        '{"type":"delta","n":5,"base":4,"set":{"view.wall":39},"unset":[],"events_from":0,"events":[],"hash":"h2","deadline":null,"next_deadline":null}'
+        '{"type":"delta","n":5,"base":4,"set":{"view.wall":39},"unset":[],"events_from":0,"events":[],"hash":"h2","deadline":null,"next_deadline":null,"turn_deadline":null}'
         """
         if base.hash in self.deltas:
             text = self.deltas[base.hash]
@@ -250,5 +253,16 @@ class Body:
         start = self.start(events_from)
         events = ",".join(self.log.texts[start:self.count])
         return (f'{{"type":"delta","n":{n},"base":{n - 1},{text},"events_from":{start},'
-                f'"events":[{events}],"hash":"{self.hash}","deadline":{dumps(deadline)},'
-                f'"next_deadline":{dumps(next_deadline)}}}')
+                f'"events":[{events}],"hash":"{self.hash}",'
+                f'{_clocks(deadline, next_deadline, turn_deadline)}}}')
+
+
+def _clocks(deadline: float | None, next_deadline: float | None,
+            turn_deadline: float | None) -> str:
+    """A message's timers, as JSON members (read at send time, never part of a body).
+
+    >>> _clocks(1.5, None, 1.5)
+    '"deadline":1.5,"next_deadline":null,"turn_deadline":1.5'
+    """
+    return (f'"deadline":{dumps(deadline)},"next_deadline":{dumps(next_deadline)},'
+            f'"turn_deadline":{dumps(turn_deadline)}')
