@@ -33,8 +33,8 @@ from typing import Final, NamedTuple
 from paohuzi.core.cardcount import MENZI_TO_WIN, may_form_menzi
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, validate_counts
 from paohuzi.core.decompose import (
+    best_free_groups,
     best_free_huxi,
-    best_free_split,
     partial_scoring_sentences,
     partial_scoring_split,
     scoring_gain,
@@ -281,10 +281,9 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
     if extra:
         winning = len(fixed) - 1
     need_pair = any(g.is_pao_or_ti for g in fixed)
-    split = best_free_split(free, need_pair, huxi_table)
-    assert split is not None and split[0] + sum(g.huxi for g in fixed) == huxi
-    groups = fixed + [Group(GroupKind(kind), tuple(ALL_CARDS[c] for c in cards), huxi_table)
-                      for kind, cards in split[1]]
+    found = best_free_groups(free, need_pair, huxi_table)  # read back from _best's search
+    assert found is not None and found[0] + sum(g.huxi for g in fixed) == huxi
+    groups = fixed + found[1]
     if winning is None:  # the card went to the free cards: the first free group holding it
         winning = next(i for i in range(len(fixed), len(groups)) if card in groups[i].cards)
     laid = tuple(i < len(on_table) for i in range(len(groups)))
