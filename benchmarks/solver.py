@@ -158,6 +158,7 @@ def main() -> None:
 
     sets = {"project": [_plain(p) for p in random_positions(args.seed, args.positions)],
             "concealed": [_plain(p) for p in concealed_positions(args.seed, args.positions)]}
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
     medians = {name: _report(name, ps, args.oracle_sample) for name, ps in sets.items()}
     if args.src:
         env = {**os.environ, "PYTHONPATH": str(Path(args.src).resolve())}
@@ -168,6 +169,7 @@ def main() -> None:
             print(f"[{name}] {args.src}: cold median {old[name]['cold']:.1f} µs "
                   f"(this tree {cold:.1f}, {old[name]['cold'] / cold:.1f}x faster), "
                   f"cold/query {old[name]['cold/query']:.1f} µs (this tree {per_query:.1f})")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
