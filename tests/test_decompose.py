@@ -11,6 +11,7 @@ import pytest
 from paohuzi.core import decompose
 from paohuzi.core.cards import KINDS, counts_of, parse_cards
 from paohuzi.core.decompose import best_free_groups, best_free_huxi, best_free_split, clear_caches
+from paohuzi.core.errors import CardCountError
 from paohuzi.core.groups import (
     HUXI_TABLES,
     LUZHOU_HUXI,
@@ -139,3 +140,15 @@ def test_the_arrangement_is_read_back_without_searching_again() -> None:
     found = best_free_groups(counts, need_pair=True)
     assert found is not None and found[0] == huxi == 18
     assert _states() == states
+
+
+@pytest.mark.parametrize(("counts", "message"), [
+    ([5] + [0] * 19, "got 5 of 一"),
+    ([0] * 19 + [-1], "got -1 of 拾"),
+    ([1] * 19, "20 counts, got 19"),
+])
+def test_bad_counts_are_refused_by_name(counts: list[int], message: str) -> None:
+    with pytest.raises(CardCountError, match=message):
+        best_free_huxi(counts, need_pair=False)
+    with pytest.raises(CardCountError, match=message):
+        best_free_groups(counts, need_pair=True)

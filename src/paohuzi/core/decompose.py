@@ -30,9 +30,11 @@ How the speed is reached: one search, value by value, memoised on what is left.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import lshift
 from typing import Final, NamedTuple
 
 from paohuzi.core.cards import ALL_CARDS, KINDS
+from paohuzi.core.errors import CardCountError
 from paohuzi.core.groups import (
     QQ_HUXI,
     SCORING_VALUES,
@@ -72,10 +74,27 @@ def _bit(card: int) -> int:
 
 
 def _pack(counts: Sequence[int]) -> int:
-    code = 0
-    for card in range(KINDS):
-        code |= counts[card] << _BIT[card]
-    return code
+    """The packed code of a count vector (the fields are disjoint: a sum is an or).
+
+    >>> _pack([1] + [0] * 9 + [2] + [0] * 9) == 1 | 2 << 4
+    True
+    >>> _pack([5] + [0] * 19)
+    Traceback (most recent call last):
+    ...
+    paohuzi.core.errors.CardCountError: free cards hold 0 to 4 of each card, got 5 of 一
+    """
+    if len(counts) != KINDS or min(counts) < 0 or max(counts) > _MOST:
+        raise CardCountError(_bad_counts(counts))
+    return sum(map(lshift, counts, _BIT))
+
+
+def _bad_counts(counts: Sequence[int]) -> str:
+    """What is wrong with a count vector :func:`_pack` refuses."""
+    if len(counts) != KINDS:
+        return f"free cards are {KINDS} counts, got {len(counts)}"
+    card = next(c for c in range(KINDS) if not 0 <= counts[c] <= _MOST)
+    return (f"free cards hold 0 to {_MOST} of each card, got {counts[card]} of "
+            f"{ALL_CARDS[card].text}")
 
 
 _BIT: Final = tuple(_bit(c) for c in range(KINDS))
@@ -118,9 +137,11 @@ def _value_steps(value: int, small: int, big: int, owing: bool, table: HuxiTable
             if s < 0 or b < 0:
                 continue
             jiao = (k1, k2)
-            pairs = [(0, 0)]
-            if owing:
-                pairs += [(p, 1 - p) for p in (1, 0) if (s, b)[1 - p] >= 2]
+            pairs = [(0, 0)]  # (small pairs, big pairs) of this value
+            if owing and s >= 2:
+                pairs.append((1, 0))
+            if owing and b >= 2:
+                pairs.append((0, 1))
             for pair_small, pair_big in pairs:
                 for small_starts in _sentence_starts(value, s - 2 * pair_small):
                     for big_starts in _sentence_starts(value, b - 2 * pair_big):
@@ -251,8 +272,9 @@ def _make_search(table: HuxiTable) -> _Search:
 
 
 _searches: dict[HuxiTable, _Search] = {}
-_MEMO_LIMIT: Final = 1 << 16
-"""A table's memos are emptied when they reach this many states (a bound on memory)."""
+_MEMO_LIMIT: Final = 1 << 17
+"""A table's memos are emptied when they hold this many states together (a bound on
+their memory: about 110 bytes a state)."""
 
 
 def _search_of(table: HuxiTable) -> _Search:
@@ -286,7 +308,7 @@ def _solve(code: int, need_pair: bool, search: _Search) -> int:
     found = memo.get(code)
     if found is not None:
         return found
-    if len(memo) >= _MEMO_LIMIT:
+    if len(search.memo_plain) + len(search.memo_owing) >= _MEMO_LIMIT:
         _clear(search)
     return search.owing(code) if need_pair else search.plain(code)
 
@@ -302,9 +324,10 @@ def best_free_huxi(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ
     >>> best_free_huxi(counts_of(parse_cards("一二三 二七十 贰柒拾")), False, LUZHOU_HUXI)
     18
     """
+    code = _pack(counts)
     if (sum(counts) - 2 * need_pair) % 3:
         return _IMPOSSIBLE
-    return _solve(_pack(counts), need_pair, _QQ if table is QQ_HUXI else _search_of(table))
+    return _solve(code, need_pair, _QQ if table is QQ_HUXI else _search_of(table))
 
 
 def best_free_groups(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ_HUXI
@@ -319,10 +342,10 @@ def best_free_groups(counts: Sequence[int], need_pair: bool, table: HuxiTable = 
     >>> huxi, [str(g) for g in groups]
     (3, ['sentence:一二三', 'pair:五五', 'jiao:九九玖'])
     """
+    code = _pack(counts)
     if (sum(counts) - 2 * need_pair) % 3:
         return None
     search = _QQ if table is QQ_HUXI else _search_of(table)
-    code = _pack(counts)
     huxi = _solve(code, need_pair, search)
     if huxi < 0:
         return None
