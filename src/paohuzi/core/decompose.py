@@ -2,22 +2,23 @@
 
 "Free" cards are the hand cards outside 坎 and 提 (those are locked whole,
 RULES.md §2). Free cards form only 一句话 (sentences), 绞 and — exactly when a
-跑/提 is owned — one pair; of these only 一二三 / 二七十 (3 胡息) and 壹贰叁 /
-贰柒拾 (6 胡息) score (§5).
+跑/提 is owned — one pair; of these only 一二三 / 二七十 and 壹贰叁 / 贰柒拾 score
+(§5; how much, the 胡息 table says).
 
-How the speed is reached:
+How the speed is reached: one search, value by value, memoised on what is left.
 
-* Sentences never mix sizes, so a decomposition is fixed by (a) which 绞 are
-  taken at each value, (b) which card is the pair, and then (c) two independent
-  single-size problems. (a) and (b) are enumerated (few options: a 绞 needs both
-  sizes of one value present), with a mod-3 card-count check pruning most of
-  them at once.
-* Each single-size problem (a 10-count tuple) is solved by anchoring on its
-  lowest card: the lowest card can only start a sentence (or, for value 2, the
-  二七十), so the search hardly branches. Results are memoised in a dict keyed
-  on the count tuple, shared by every query: the table of single-size
-  decompositions fills up quickly and then every query is a handful of
-  lookups.
+* The cards of the lowest value left must all be used by groups that hold no lower
+  card: 绞 of that value, the pair, and sentences *starting* there (a run, or
+  二七十 at the 2). So one step decides everything at that value, both sizes at
+  once, and removes those groups whole; what is left holds only higher values.
+* Every state (the counts left, 4 bits a card, and whether the pair is still owed)
+  is solved once and remembered with its best step, in dicts shared by every query.
+  Different 绞 choices that leave the same cards meet in one state, so the cost
+  grows with the number of distinct states, not with the product of the 绞
+  choices; the best arrangement is read back along the remembered steps.
+* The steps of each (value, small count, big count) are worked out once per 胡息
+  table, with their 胡息 and their groups, so a step is one subtraction, one
+  guard-bit test and one lookup.
 
 >>> from paohuzi.core.cards import counts_of, parse_cards
 >>> best_free_huxi(counts_of(parse_cards("一二三 二七十 壹贰叁 九九玖")), need_pair=False)
@@ -29,13 +30,22 @@ How the speed is reached:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import product
-from math import gcd
-from typing import NamedTuple
+from operator import lshift
+from typing import Final, NamedTuple
 
-from paohuzi.core.groups import QQ_HUXI, SCORING_VALUES, SENTENCE_VALUES, HuxiTable
+from paohuzi.core.cards import ALL_CARDS, KINDS
+from paohuzi.core.errors import CardCountError
+from paohuzi.core.groups import (
+    QQ_HUXI,
+    SCORING_VALUES,
+    SENTENCE_VALUES,
+    Group,
+    GroupKind,
+    HuxiTable,
+)
 
 __all__ = [
+    "best_free_groups",
     "best_free_huxi",
     "best_free_split",
     "clear_caches",
@@ -44,192 +54,263 @@ __all__ = [
     "scoring_gain",
 ]
 
-_IMPOSSIBLE = -1
+_IMPOSSIBLE: Final = -1
 Shape = tuple[int, ...]
 
-# One size's ten counts are packed into an int, 3 bits a value (counts 0..4):
-# ``code = sum(count[v] << 3 * v)``. Removing a sentence is one subtraction.
-_BITS = 3
-_FIELD = 7
-
-Starting = tuple[tuple[tuple[Shape, int, tuple[int, int], int], ...], ...]
-_YI_ER_SAN, _ER_QI_SHI = SCORING_VALUES
-
-
-def _starting(weights: tuple[int, int]) -> Starting:
-    """For each value, the sentences of one size whose lowest card it is (groups' table):
-    ``(value triple, packed code, shifts of the two higher values, its weight)`` — the
-    weight of 一二三 and 二七十 given by ``weights``, 0 for the others."""
-    return tuple(
-        tuple((values, sum(1 << (_BITS * v) for v in values),
-               (_BITS * values[1], _BITS * values[2]),
-               weights[0] if values == _YI_ER_SAN else weights[1] if values == _ER_QI_SHI
-               else 0)
-              for values in SENTENCE_VALUES if values[0] == low)
-        for low in range(10))
+# The counts are packed into one int, 4 bits a card, the two sizes of a value side by
+# side: card ``v`` (small) at bit ``8 * v``, card ``v + 10`` (big) at ``8 * v + 4``.
+# A count is at most 4; a step subtracts from ``code | _GUARDS`` (bit 3 of every field
+# set) and fits exactly when no guard bit was borrowed.
+_FIELD: Final = 4
+_VALUE_BITS: Final = 2 * _FIELD
+_GUARDS: Final = sum(8 << (_FIELD * i) for i in range(KINDS))
+_MOST: Final = 4
+"""The most copies of a card the search takes (the deck's)."""
 
 
-def _make_single_best(starting: Starting, memo: dict[int, int]) -> Callable[[int], int]:
-    """The single-size solver for one weighting of the scoring sentences, memoised in
-    ``memo`` (code -> the most weight, or -1 if the cards do not split into sentences)."""
-
-    def single_best(code: int) -> int:
-        """Max weight of the scoring sentences in a split of one size's cards, else -1."""
-        found = memo.get(code)
-        if found is not None:
-            return found
-        low = ((code & -code).bit_length() - 1) // _BITS  # the lowest value present
-        best = _IMPOSSIBLE
-        for _, mask, (a, b), scores in starting[low]:
-            if (code >> a) & _FIELD and (code >> b) & _FIELD:
-                r = single_best(code - mask)
-                if r >= 0 and r + scores > best:
-                    best = r + scores
-        memo[code] = best
-        return best
-
-    return single_best
-
-
-class _Side(NamedTuple):
-    """How one size's sentences score: the solver of its weights and the 胡息 unit."""
-
-    single: Callable[[int], int]
-    starting: Starting
-    unit: int
-
-
-class _Scoring(NamedTuple):
-    small: _Side
-    big: _Side
-
-
-_memos: dict[tuple[int, int], dict[int, int]] = {}
-_sides: dict[tuple[int, int], tuple[Callable[[int], int], Starting]] = {}
-
-
-def _side(yi_er_san: int, er_qi_shi: int) -> _Side:
-    unit = gcd(yi_er_san, er_qi_shi) or 1
-    weights = (yi_er_san // unit, er_qi_shi // unit)
-    if weights not in _sides:
-        memo = _memos[weights] = {0: 0}
-        starting = _starting(weights)
-        _sides[weights] = (_make_single_best(starting, memo), starting)
-    single, starting = _sides[weights]
-    return _Side(single, starting, unit)
-
-
-_scorings: dict[str, _Scoring] = {}
-
-
-def _scoring(table: HuxiTable) -> _Scoring:
-    """The free-card scoring of a 胡息 table (worked out once per table)."""
-    found = _scorings.get(table.name)
-    if found is None:
-        found = _scorings[table.name] = _Scoring(
-            _side(table.yi_er_san[0], table.er_qi_shi[0]),
-            _side(table.yi_er_san[1], table.er_qi_shi[1]))
-    return found
-
-
-_QQ = _scoring(QQ_HUXI)
-# Single-size memo of the qq weights (一二三 and 二七十 score alike: the number of them).
-_single_memo = _memos[(1, 1)]
-_single_best = _QQ.small.single
-_STARTING = _QQ.small.starting
-
-
-def clear_caches() -> None:
-    """Forget every memoised decomposition (for cold benchmarks)."""
-    for memo in _memos.values():
-        memo.clear()
-        memo[0] = 0
+def _bit(card: int) -> int:
+    """The shift of ``card``'s field in a packed code."""
+    return _VALUE_BITS * (card % 10) + _FIELD * (card >= 10)
 
 
 def _pack(counts: Sequence[int]) -> int:
-    code = 0
-    for v in range(9, -1, -1):
-        code = (code << _BITS) | counts[v]
-    return code
+    """The packed code of a count vector (the fields are disjoint: a sum is an or).
 
-
-def _jiao_options(counts: Sequence[int]) -> list[list[tuple[int, int, int]]]:
-    """Per value with a possible 绞: the (value, n_small_heavy, n_big_heavy) choices.
-
-    A small-heavy 绞 is 2 small + 1 big (九九玖), a big-heavy one 1 small + 2 big.
+    >>> _pack([1] + [0] * 9 + [2] + [0] * 9) == 1 | 2 << 4
+    True
+    >>> _pack([5] + [0] * 19)
+    Traceback (most recent call last):
+    ...
+    paohuzi.core.errors.CardCountError: free cards hold 0 to 4 of each card, got 5 of 一
     """
-    options: list[list[tuple[int, int, int]]] = []
-    for v in range(10):
-        a = counts[v]
-        b = counts[v + 10]
-        if a == 0 or b == 0 or a + b < 3:
-            continue
-        choices = [(v, k1, k2) for k1 in range(a // 2 + 1) for k2 in range(b // 2 + 1)
-                   if 2 * k1 + k2 <= a and k1 + 2 * k2 <= b]
-        options.append(choices)
-    return options
+    if len(counts) != KINDS or min(counts) < 0 or max(counts) > _MOST:
+        raise CardCountError(_bad_counts(counts))
+    return sum(map(lshift, counts, _BIT))
 
 
-def _search(counts: Sequence[int], need_pair: bool, scoring: _Scoring = _QQ
-            ) -> tuple[int, tuple[tuple[int, int, int], ...], int]:
-    """Best ``(huxi, jiao_choice, pair_card)``; huxi -1 when impossible."""
-    small_total = sum(counts[:10])
-    big_total = sum(counts[10:])
-    if (small_total + big_total - (2 if need_pair else 0)) % 3:
-        return _IMPOSSIBLE, (), -1
-    best = _IMPOSSIBLE
-    best_choice: tuple[tuple[int, int, int], ...] = ()
-    best_pair = -1
-    small_side, big_side = scoring
-    small_huxi, big_huxi = small_side.unit, big_side.unit
-    small_best, big_best = small_side.single, big_side.single
-    small0 = _pack(counts[:10])
-    big0 = _pack(counts[10:])
-    options = _jiao_options(counts)
-    for choice in product(*options) if options else ((),):
-        small, big, s_left = small0, big0, small_total
-        for v, k1, k2 in choice:
-            small -= (2 * k1 + k2) << (_BITS * v)
-            big -= (k1 + 2 * k2) << (_BITS * v)
-            s_left -= 2 * k1 + k2
-        if need_pair:
-            # the pair's size is forced by the card counts mod 3
-            rem = s_left % 3
-            if rem == 1:
+def _bad_counts(counts: Sequence[int]) -> str:
+    """What is wrong with a count vector :func:`_pack` refuses."""
+    if len(counts) != KINDS:
+        return f"free cards are {KINDS} counts, got {len(counts)}"
+    card = next(c for c in range(KINDS) if not 0 <= counts[c] <= _MOST)
+    return (f"free cards hold 0 to {_MOST} of each card, got {counts[card]} of "
+            f"{ALL_CARDS[card].text}")
+
+
+_BIT: Final = tuple(_bit(c) for c in range(KINDS))
+
+Step = tuple[int, int, tuple[Group, ...]]
+"""One step at the lowest value: ``(packed cards it removes, its 胡息, its groups)``."""
+
+
+class _Steps(NamedTuple):
+    """The steps of one 胡息 table, by value and by ``small | big << 4`` (the counts
+    there): without the pair, and (with their ``uses the pair`` flag) while it is owed."""
+
+    plain: tuple[tuple[tuple[Step, ...], ...], ...]
+    owing: tuple[tuple[tuple[tuple[Step, bool], ...], ...], ...]
+
+
+_STARTING: Final = tuple(tuple(v for v in SENTENCE_VALUES if v[0] == low) for low in range(10))
+"""Per value, one size's sentences (value triples) whose lowest card it is (§2)."""
+
+
+def _sentence_starts(value: int, n: int) -> list[tuple[int, ...]]:
+    """The ways ``n`` cards of one size at ``value`` start sentences: how many of each
+    sentence of :data:`_STARTING` (none when ``n`` cards can't)."""
+    shapes = len(_STARTING[value])
+    if shapes == 0:
+        return [()] if n == 0 else []
+    ways: list[tuple[int, ...]] = [(n,)]
+    for _ in range(shapes - 1):
+        ways = [(*w[:-1], k, w[-1] - k) for w in ways for k in range(w[-1] + 1)]
+    return ways
+
+
+def _value_steps(value: int, small: int, big: int, owing: bool, table: HuxiTable
+                 ) -> list[tuple[Step, bool]]:
+    """Every way to use ``small`` small and ``big`` big cards of ``value``, all of them."""
+    steps: list[tuple[Step, bool]] = []
+    for k1 in range(small // 2 + 1):  # 绞 of two small and one big (九九玖)
+        for k2 in range(big // 2 + 1):  # 绞 of one small and two big (九玖玖)
+            s, b = small - 2 * k1 - k2, big - k1 - 2 * k2
+            if s < 0 or b < 0:
                 continue
-            pair_small = rem == 2
-            if pair_small:
-                side, other_code, side_best, other_best = small, big, small_best, big_best
+            jiao = (k1, k2)
+            pairs = [(0, 0)]  # (small pairs, big pairs) of this value
+            if owing and s >= 2:
+                pairs.append((1, 0))
+            if owing and b >= 2:
+                pairs.append((0, 1))
+            for pair_small, pair_big in pairs:
+                for small_starts in _sentence_starts(value, s - 2 * pair_small):
+                    for big_starts in _sentence_starts(value, b - 2 * pair_big):
+                        steps.append((_step(value, small, big, jiao, (pair_small, pair_big),
+                                            (small_starts, big_starts), table),
+                                      pair_small + pair_big > 0))
+    return steps
+
+
+def _step(value: int, small: int, big: int, jiao: tuple[int, int], pair: tuple[int, int],
+          starts: tuple[tuple[int, ...], tuple[int, ...]], table: HuxiTable) -> Step:
+    """The removed cards, 胡息 and groups of one way to use the cards of ``value``."""
+    removed = (small << _BIT[value]) | (big << _BIT[value + 10])
+    groups: list[Group] = []
+    k1, k2 = jiao
+    groups += [Group(GroupKind.JIAO, (ALL_CARDS[value],) * 2 + (ALL_CARDS[value + 10],),
+                     table)] * k1
+    groups += [Group(GroupKind.JIAO, (ALL_CARDS[value],) + (ALL_CARDS[value + 10],) * 2,
+                     table)] * k2
+    for size, has_pair in enumerate(pair):
+        if has_pair:
+            groups.append(Group.identical(GroupKind.PAIR, value + 10 * size, table))
+    huxi = 0
+    for size, counts in enumerate(starts):
+        for values, n in zip(_STARTING[value], counts, strict=True):
+            if not n:
+                continue
+            cards = tuple(ALL_CARDS[v + 10 * size] for v in values)
+            for card in cards[1:]:
+                removed += n << _BIT[card]
+            group = Group(GroupKind.SENTENCE, cards, table)
+            groups += [group] * n
+            huxi += n * group.huxi
+    return removed, huxi, tuple(groups)
+
+
+def _steps(table: HuxiTable) -> _Steps:
+    """Every step of every (value, small count, big count), scored by ``table``."""
+    plain: list[tuple[tuple[Step, ...], ...]] = []
+    owing: list[tuple[tuple[tuple[Step, bool], ...], ...]] = []
+    for value in range(10):
+        row_plain: list[tuple[Step, ...]] = []
+        row_owing: list[tuple[tuple[Step, bool], ...]] = []
+        for index in range(1 << _VALUE_BITS):
+            small, big = index & 15, index >> _FIELD
+            if small > _MOST or big > _MOST:
+                row_plain.append(())
+                row_owing.append(())
+                continue
+            row_plain.append(tuple(s for s, _ in _value_steps(value, small, big, False, table)))
+            row_owing.append(tuple(_value_steps(value, small, big, True, table)))
+        plain.append(tuple(row_plain))
+        owing.append(tuple(row_owing))
+    return _Steps(tuple(plain), tuple(owing))
+
+
+class _Search(NamedTuple):
+    """One 胡息 table's search: its two solvers and their memos (best 胡息 and best step
+    of each state), without the pair and while it is owed."""
+
+    plain: Callable[[int], int]
+    owing: Callable[[int], int]
+    memo_plain: dict[int, int]
+    memo_owing: dict[int, int]
+    step_plain: dict[int, Step]
+    step_owing: dict[int, tuple[Step, bool]]
+
+
+def _make_search(table: HuxiTable) -> _Search:
+    """The memoised value-by-value search of ``table``'s best free 胡息 (see the module)."""
+    steps = _steps(table)
+    by_plain, by_owing = steps.plain, steps.owing
+    memo_plain: dict[int, int] = {0: 0}
+    memo_owing: dict[int, int] = {0: _IMPOSSIBLE}
+    step_plain: dict[int, Step] = {}
+    step_owing: dict[int, tuple[Step, bool]] = {}
+    guards = _GUARDS
+
+    def plain(code: int) -> int:
+        """The most 胡息 of ``code``'s cards in sentences and 绞, or -1 (``code`` unseen)."""
+        value = ((code & -code).bit_length() - 1) >> 3
+        best = _IMPOSSIBLE
+        chosen: Step | None = None
+        high = code | guards
+        for step in by_plain[value][(code >> (value << 3)) & 255]:
+            rest = high - step[0]
+            if rest & guards != guards:
+                continue
+            rest ^= guards
+            r = memo_plain.get(rest)
+            if r is None:
+                r = plain(rest)
+            if r >= 0 and r + step[1] > best:
+                best, chosen = r + step[1], step
+        memo_plain[code] = best
+        if chosen is not None:
+            step_plain[code] = chosen
+        return best
+
+    def owing(code: int) -> int:
+        """:func:`plain` with one pair owed (``code`` unseen)."""
+        value = ((code & -code).bit_length() - 1) >> 3
+        best = _IMPOSSIBLE
+        chosen: tuple[Step, bool] | None = None
+        high = code | guards
+        for entry in by_owing[value][(code >> (value << 3)) & 255]:
+            step, pair = entry
+            rest = high - step[0]
+            if rest & guards != guards:
+                continue
+            rest ^= guards
+            if pair:
+                r = memo_plain.get(rest)
+                if r is None:
+                    r = plain(rest)
             else:
-                side, other_code, side_best, other_best = big, small, big_best, small_best
-            other = other_best(other_code)
-            if other < 0:
-                continue
-            for v in range(10):
-                if (side >> (_BITS * v)) & _FIELD >= 2:
-                    r = side_best(side - (2 << (_BITS * v)))
-                    if r < 0:
-                        continue
-                    if pair_small:
-                        total = r * small_huxi + other * big_huxi
-                    else:
-                        total = other * small_huxi + r * big_huxi
-                    if total > best:
-                        best, best_choice = total, choice
-                        best_pair = v if pair_small else v + 10
-        else:
-            if s_left % 3:
-                continue
-            rs = small_best(small)
-            if rs < 0:
-                continue
-            rb = big_best(big)
-            if rb < 0:
-                continue
-            total = rs * small_huxi + rb * big_huxi
-            if total > best:
-                best, best_choice = total, choice
-    return best, best_choice, best_pair
+                r = memo_owing.get(rest)
+                if r is None:
+                    r = owing(rest)
+            if r >= 0 and r + step[1] > best:
+                best, chosen = r + step[1], entry
+        memo_owing[code] = best
+        if chosen is not None:
+            step_owing[code] = chosen
+        return best
+
+    return _Search(plain, owing, memo_plain, memo_owing, step_plain, step_owing)
+
+
+_searches: dict[HuxiTable, _Search] = {}
+_MEMO_LIMIT: Final = 1 << 17
+"""A table's memos are emptied when they hold this many states together (a bound on
+their memory: about 110 bytes a state)."""
+
+
+def _search_of(table: HuxiTable) -> _Search:
+    found = _searches.get(table)
+    if found is None:
+        found = _searches[table] = _make_search(table)
+    return found
+
+
+_QQ: Final = _search_of(QQ_HUXI)
+
+
+def clear_caches() -> None:
+    """Forget every memoised state (for cold benchmarks)."""
+    for search in _searches.values():
+        _clear(search)
+
+
+def _clear(search: _Search) -> None:
+    for memo in (search.memo_plain, search.memo_owing):
+        memo.clear()
+    search.memo_plain[0] = 0
+    search.memo_owing[0] = _IMPOSSIBLE
+    search.step_plain.clear()
+    search.step_owing.clear()
+
+
+def _solve(code: int, need_pair: bool, search: _Search) -> int:
+    """The best 胡息 of the packed cards ``code`` (-1 if none), its states remembered."""
+    memo = search.memo_owing if need_pair else search.memo_plain
+    found = memo.get(code)
+    if found is not None:
+        return found
+    if len(search.memo_plain) + len(search.memo_owing) >= _MEMO_LIMIT:
+        _clear(search)
+    return search.owing(code) if need_pair else search.plain(code)
 
 
 def best_free_huxi(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ_HUXI) -> int:
@@ -243,30 +324,41 @@ def best_free_huxi(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ
     >>> best_free_huxi(counts_of(parse_cards("一二三 二七十 贰柒拾")), False, LUZHOU_HUXI)
     18
     """
-    return _search(counts, need_pair, _QQ if table is QQ_HUXI else _scoring(table))[0]
+    code = _pack(counts)
+    if (sum(counts) - 2 * need_pair) % 3:
+        return _IMPOSSIBLE
+    return _solve(code, need_pair, _QQ if table is QQ_HUXI else _search_of(table))
 
 
-def _single_split(c: list[int], offset: int, side: _Side) -> list[Shape]:
-    """Reconstruct the best sentences of one size (``c`` must be feasible)."""
-    single_best, starting = side.single, side.starting
-    shapes: list[Shape] = []
-    while any(c):
-        i = next(k for k in range(10) if c[k])
-        target = single_best(_pack(c))
-        for shape, _, _, gain in starting[i]:
-            if not all(c[k] for k in shape):
-                continue
-            for k in shape:
-                c[k] -= 1
-            r = single_best(_pack(c))
-            if r >= 0 and r + gain == target:
-                shapes.append(tuple(k + offset for k in shape))
-                break
-            for k in shape:
-                c[k] += 1
-        else:  # pragma: no cover - guarded by feasibility
-            raise AssertionError("infeasible single-size split")
-    return shapes
+def best_free_groups(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ_HUXI
+                     ) -> tuple[int, list[Group]] | None:
+    """:func:`best_free_huxi` with its groups (scored by ``table``), or ``None``.
+
+    The search runs once (or not at all, when :func:`best_free_huxi` was just asked the
+    same): the groups are read back along the best step remembered for each state.
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards
+    >>> huxi, groups = best_free_groups(counts_of(parse_cards("一二三 九九玖 五五")), True)
+    >>> huxi, [str(g) for g in groups]
+    (3, ['sentence:一二三', 'pair:五五', 'jiao:九九玖'])
+    """
+    code = _pack(counts)
+    if (sum(counts) - 2 * need_pair) % 3:
+        return None
+    search = _QQ if table is QQ_HUXI else _search_of(table)
+    huxi = _solve(code, need_pair, search)
+    if huxi < 0:
+        return None
+    groups: list[Group] = []
+    owed = need_pair
+    guards = _GUARDS
+    while code:
+        removed, _, found = (search.step_owing[code][0] if owed else search.step_plain[code])
+        if owed:
+            owed = not search.step_owing[code][1]
+        groups += found
+        code = ((code | guards) - removed) ^ guards
+    return huxi, groups
 
 
 def best_free_split(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ_HUXI
@@ -277,27 +369,13 @@ def best_free_split(counts: Sequence[int], need_pair: bool, table: HuxiTable = Q
 
     >>> from paohuzi.core.cards import counts_of, parse_cards
     >>> best_free_split(counts_of(parse_cards("一二三 九九玖 五五")), need_pair=True)
-    (3, [('jiao', (8, 8, 18)), ('pair', (4, 4)), ('sentence', (0, 1, 2))])
+    (3, [('sentence', (0, 1, 2)), ('pair', (4, 4)), ('jiao', (8, 8, 18))])
     """
-    scoring = _scoring(table)
-    huxi, choice, pair = _search(counts, need_pair, scoring)
-    if huxi < 0:
+    found = best_free_groups(counts, need_pair, table)
+    if found is None:
         return None
-    c = list(counts)
-    groups: list[tuple[str, Shape]] = []
-    for v, k1, k2 in choice:
-        for _ in range(k1):
-            groups.append(("jiao", (v, v, v + 10)))
-        for _ in range(k2):
-            groups.append(("jiao", (v, v + 10, v + 10)))
-        c[v] -= 2 * k1 + k2
-        c[v + 10] -= k1 + 2 * k2
-    if need_pair:
-        groups.append(("pair", (pair, pair)))
-        c[pair] -= 2
-    groups.extend(("sentence", s) for s in _single_split(c[:10], 0, scoring.small))
-    groups.extend(("sentence", s) for s in _single_split(c[10:], 10, scoring.big))
-    return huxi, groups
+    huxi, groups = found
+    return huxi, [(g.kind.value, tuple(int(c) for c in g.cards)) for g in groups]
 
 
 # The two scoring sentences of a size (一二三, 二七十) share one value, the 2.

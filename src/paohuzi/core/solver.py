@@ -33,8 +33,8 @@ from typing import Final, NamedTuple
 from paohuzi.core.cardcount import MENZI_TO_WIN, may_form_menzi
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, validate_counts
 from paohuzi.core.decompose import (
+    best_free_groups,
     best_free_huxi,
-    best_free_split,
     partial_scoring_sentences,
     partial_scoring_split,
     scoring_gain,
@@ -157,8 +157,9 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
 
 def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, dealer: bool,
           trusted: bool = False, table: HuxiTable = QQ_HUXI
-          ) -> tuple[int, tuple[int, Group | None, int] | None, list[int]]:
-    """Most 胡息 of a winning arrangement: ``(huxi, placement, free counts)``; -1 if none.
+          ) -> tuple[int, tuple[int, Group | None, int] | None, list[int], bool]:
+    """Most 胡息 of a winning arrangement: ``(huxi, placement, free counts, whether the
+    free cards hold the pair)``; huxi -1 if none.
     Groups score by ``table`` (the table groups already do: they were built with it).
 
     ``trusted`` skips the card-count validation (for the engine, whose state is valid).
@@ -195,6 +196,7 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     best_huxi = -1
     best_placement = None
     best_free = free
+    best_need_pair = False
     for placement in _placements(hand, melds, card, source, dealer, table):
         how, group, index = placement
         fixed_n = len(melds) + locked_n
@@ -224,7 +226,8 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
         free_huxi = best_free_huxi(f, need_pair, table)
         if free_huxi >= 0 and free_huxi + fixed_huxi > best_huxi:
             best_huxi, best_placement, best_free = free_huxi + fixed_huxi, placement, f
-    return best_huxi, best_placement, best_free
+            best_need_pair = need_pair
+    return best_huxi, best_placement, best_free, best_need_pair
 
 
 _KAN: Final = GroupKind.KAN
@@ -258,7 +261,8 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
     ``trusted`` skips validating the card counts (the engine's state is valid).
     """
     huxi_table = table
-    huxi, placement, free = _best(counts, melds, card, source, dealer, trusted, huxi_table)
+    huxi, placement, free, need_pair = _best(counts, melds, card, source, dealer, trusted,
+                                             huxi_table)
     if placement is None or huxi < min_huxi:
         return None
     how, grown, index = placement
@@ -280,14 +284,12 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
     fixed = on_table + locked + extra
     if extra:
         winning = len(fixed) - 1
-    need_pair = any(g.is_pao_or_ti for g in fixed)
-    split = best_free_split(free, need_pair, huxi_table)
-    assert split is not None and split[0] + sum(g.huxi for g in fixed) == huxi
-    groups = fixed + [Group(GroupKind(kind), tuple(ALL_CARDS[c] for c in cards), huxi_table)
-                      for kind, cards in split[1]]
+    found = best_free_groups(free, need_pair, huxi_table)  # read back from _best's search
+    assert found is not None
+    groups = fixed + found[1]
     if winning is None:  # the card went to the free cards: the first free group holding it
         winning = next(i for i in range(len(fixed), len(groups)) if card in groups[i].cards)
-    laid = tuple(i < len(on_table) for i in range(len(groups)))
+    laid = (True,) * len(on_table) + (False,) * (len(groups) - len(on_table))
     return Arrangement(tuple(groups), laid, (), winning)
 
 

@@ -10,6 +10,10 @@ mixes two kinds, so that both winning and non-winning questions are asked:
   forces another grouping);
 * *dealt* positions: 20 random cards and a random 21st — these rarely win.
 
+:func:`concealed_positions` asks harder questions: winning hands of concealed cards
+with few identical cards (7 sentences and 绞, no card held more than twice), where
+many values hold both sizes and so offer several 绞.
+
 Every position respects the deck (at most 4 copies of a card).
 
 >>> ps = random_positions(7, 4)
@@ -21,12 +25,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Final
 
 from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
 from paohuzi.core.groups import JIAOS, SENTENCES, Group, GroupKind
 from paohuzi.core.kinds import Source
 
-__all__ = ["Position", "random_positions"]
+__all__ = ["Position", "concealed_positions", "random_positions"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,4 +128,44 @@ def random_positions(seed: int, n: int, built_share: float = 0.5) -> list[Positi
                 out.append(built)
         else:
             out.append(_dealt(rng))
+    return out
+
+
+_MOST_HELD: Final = 2
+"""A concealed position's hand holds no card more than twice (no 坎, few pairs)."""
+
+
+def _concealed(rng: random.Random, jiao_share: float) -> Position | None:
+    held = [0] * KINDS
+    hand: list[int] = []
+    for _ in range(7):
+        cards = rng.choice(JIAOS) if rng.random() < jiao_share else rng.choice(SENTENCES)
+        for c in cards:
+            held[c] += 1
+        hand.extend(cards)
+    if max(held) > _MOST_HELD:
+        return None
+    card = rng.choice(hand)
+    hand.remove(card)
+    return Position(tuple(ALL_CARDS[c] for c in sorted(hand)), (), ALL_CARDS[card],
+                    rng.choice((Source.SELF, Source.OTHER)))
+
+
+def concealed_positions(seed: int, n: int, jiao_share: float = 0.3) -> list[Position]:
+    """``n`` winning positions from ``seed``, all cards concealed: 7 random sentences and
+    绞 (about ``jiao_share`` of them 绞) in the hand, none of its cards held more than
+    twice, one of them taken out as the winning card.
+
+    >>> ps = concealed_positions(7, 3)
+    >>> [(len(p.hand), len(p.melds)) for p in ps]
+    [(20, 0), (20, 0), (20, 0)]
+    >>> all(max(p.hand.count(c) for c in p.hand) <= 2 for p in ps)
+    True
+    """
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < n:
+        position = _concealed(rng, jiao_share)
+        if position is not None:
+            out.append(position)
     return out
