@@ -109,7 +109,7 @@ class BotClient:
         >>> all(2.4 <= b.reconnect_delay(n) <= 3.2 for n in (4, 5, 30) for _ in range(100))
         True
         """
-        return min(3.2, 0.2 * 2 ** tries) * (1.0 - 0.25 * self._backoff.random())
+        return min(3.2, 0.2 * 2.0 ** min(tries, 8)) * (1.0 - 0.25 * self._backoff.random())
 
     async def play(self, hands: int, timeout: float = 120.0, illegal_rate: float = 0.0) -> None:
         """Play until ``hands`` hands have ended (or ``timeout``), reconnecting whenever
