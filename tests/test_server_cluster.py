@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 from typing import Any
 
 import httpx
 import pytest
-from server_util import free_port
+from cluster_util import Process, owner_port
 
 from paohuzi.server.client import BotClient
 from paohuzi.server.cluster import LEASE_TTL, RENEW_EVERY
@@ -28,58 +24,6 @@ pytest.importorskip("redis")
 FAILOVER_BOUND = LEASE_TTL + 2 * RENEW_EVERY + 3.0
 """Seconds from the owner's death to its room served again, at most (the lease's
 lifetime and two upkeep rounds, and a margin for a loaded test machine)."""
-
-
-class Process:
-    """``paohuzi serve`` as one process of a cluster."""
-
-    def __init__(self, database: str, redis: str) -> None:
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "paohuzi", "serve", "--port", str(self.port),
-             "--database", database, "--redis", redis],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            env={**os.environ, "PAOHUZI_DEBUG_STATE_HASH": "1"})
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.proc.stderr.read().decode()[-2000:]}"
-                                   if self.proc.stderr else "server exited")
-            try:
-                httpx.get(f"{self.base}/api/rooms/x", timeout=0.5)
-                return
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        raise RuntimeError("server did not start")
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def ws(self, room: str) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws/{room}"
-
-    def kill9(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:  # pragma: no cover
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-
-
-def owner_port(database: str, room: str) -> int:
-    import psycopg
-
-    with psycopg.connect(database) as conn:
-        row = conn.execute("SELECT address FROM room_leases WHERE room = %s", (room,)).fetchone()
-    assert row is not None
-    return int(str(row[0]).rsplit(":", 1)[1])
 
 
 def replayed(database: str, room: str) -> tuple[Table, list[dict[str, Any]]]:
@@ -106,26 +50,6 @@ def finished(bot: BotClient, hand_no: int) -> bool:
     return bool(shown > hand_no or (shown == hand_no and ended))
 
 
-async def play_on(bots: list[BotClient], urls: list[list[str]], hand_no: int,
-                  timeout: float) -> None:
-    """Each bot plays until it is shown the end of hand ``hand_no``, reconnecting by
-    itself (to the next address of its list) whenever its connection ends."""
-    async def one(bot: BotClient, choices: list[str]) -> None:
-        deadline = time.monotonic() + timeout
-        tries = 0
-        while not finished(bot, hand_no) and time.monotonic() < deadline:
-            bot.ws_url = choices[tries % len(choices)]
-            tries += 1
-            task = asyncio.create_task(bot.play(10**6, timeout=deadline - time.monotonic()))
-            while not task.done() and not finished(bot, hand_no):
-                await asyncio.sleep(0.02)
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            if not finished(bot, hand_no):
-                await asyncio.sleep(0.2)
-    await asyncio.gather(*(one(b, u) for b, u in zip(bots, urls, strict=True)))
-
-
 def test_three_processes_one_room_and_a_failover(postgres_url: str, redis_url: str) -> None:
     procs = [Process(postgres_url, redis_url) for _ in range(3)]
     a, b, c = procs
@@ -144,23 +68,28 @@ def test_three_processes_one_room_and_a_failover(postgres_url: str, redis_url: s
         # 1. joined through A, B and C (B and C forward to A), played to settlement
         bots = [BotClient(p.ws(room), tokens[s], seat=s, seed=s, think=0.02,
                           keep_messages=False) for s, p in enumerate(procs)]
-        asyncio.run(play_on(bots, [[p.ws(room)] for p in procs], 1, 90))
+        bots[0].fallback_urls = (b.ws(room),)  # A's player knows another address
+
+        async def first_hand() -> None:
+            await asyncio.gather(*(bot.play(1, timeout=90) for bot in bots))
+
+        asyncio.run(first_hand())
         assert all(finished(bot, 1) for bot in bots)
         table, records = replayed(postgres_url, room)
         assert len(records) >= 1 and records[0]["hand_no"] == 1
         assert not any(bot.errors for bot in bots), [bot.errors for bot in bots]
+        assert [bot.reconnects for bot in bots] == [0, 0, 0]
 
-        # 2. kill -9 the owner mid-hand; another process takes the room over
-        async def second_hand() -> float:
-            urls = [[b.ws(room), c.ws(room)], [b.ws(room)], [c.ws(room)]]
-            for bot, choices in zip(bots, urls, strict=True):
-                bot.ws_url = choices[0]
-            task = asyncio.create_task(play_on(bots, urls, 2, 120))
+        # 2. kill -9 the owner mid-hand; another process takes the room over, and the
+        # bots reconnect by themselves (A's player to B, the others to B and C again)
+        async def second_hand() -> tuple[float, float]:
+            task = asyncio.gather(*(bot.play(2, timeout=120) for bot in bots))
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
                 state = bots[1].last_state or {}
                 if state.get("table", {}).get("hand_no") == 2 and \
-                        state.get("events_from", 0) + len(state.get("events", [])) > 3:
+                        state.get("events_from", 0) + len(state.get("events", [])) > 3 \
+                        and (state.get("view") or {}).get("result") is None:
                     break
                 await asyncio.sleep(0.02)
             else:
@@ -182,14 +111,21 @@ def test_three_processes_one_room_and_a_failover(postgres_url: str, redis_url: s
                     assert time.monotonic() - killed < 60, "nobody took the room over"
                     await asyncio.sleep(0.05)
             failover = time.monotonic() - killed
+            while not all(bot.reconnects for bot in bots):  # every bot is back at the table
+                assert time.monotonic() - killed < 60, [bot.reconnects for bot in bots]
+                await asyncio.sleep(0.02)
+            resumed = time.monotonic() - killed
             await task
-            return failover
+            return failover, resumed
 
-        failover = asyncio.run(second_hand())
-        print(f"takeover after kill -9: {failover:.2f} s")
+        failover, resumed = asyncio.run(second_hand())
+        print(f"takeover after kill -9: {failover:.2f} s; every client back: {resumed:.2f} s")
         assert failover < FAILOVER_BOUND, f"takeover took {failover:.1f} s"
+        assert resumed < FAILOVER_BOUND + 3.2, f"clients back after {resumed:.1f} s"
         assert owner_port(postgres_url, room) in (b.port, c.port)
         assert all(finished(bot, 2) for bot in bots)
+        assert [bot.reconnects for bot in bots] == [1, 1, 1], [b.reconnects for b in bots]
+        assert not any(bot.errors for bot in bots), [bot.errors for bot in bots]
 
         # 3. the hand finished exactly as its log replays, and no acknowledged act is lost
         table, records = replayed(postgres_url, room)

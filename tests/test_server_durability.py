@@ -112,8 +112,9 @@ def test_kill_minus_nine_loses_nothing(database):
         acked: dict[int, set[int]] = {0: set(), 1: set(), 2: set()}
         summary: list[dict[str, Any]] = []
         for round_no in range(KILLS):
+            # reconnect=False: the bots stop at the kill (the test restarts the server)
             bots = [BotClient(url, tokens[s], seat=s, seed=round_no * 3 + s, think=0.01,
-                              keep_messages=False) for s in range(3)]
+                              keep_messages=False, reconnect=False) for s in range(3)]
             # 1. kill -9 while the bots are playing
             async def active(bots: list[BotClient] = bots) -> None:
                 tasks = [asyncio.create_task(b.play(10**6, timeout=30)) for b in bots]
