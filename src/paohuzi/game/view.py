@@ -29,7 +29,8 @@ from paohuzi.core.rules import Ruleset
 from paohuzi.game.actions import Action
 from paohuzi.game.engine import Hand, HandResult, Phase
 
-__all__ = ["Observation", "meld_view", "observe", "seat_view"]
+__all__ = ["Observation", "meld_view", "observe", "seat_json", "seat_key", "seat_view",
+           "view_head", "view_json", "view_tail"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,8 +177,18 @@ def seat_view(hand: Hand, seat: int | None) -> dict[str, Any]:
 
 
 def view_json(obs: Observation) -> dict[str, Any]:
-    """An observation as JSON."""
-    view: dict[str, Any] = {
+    """An observation as JSON: :func:`view_head`, the ``seats`` (:func:`seat_json`), the
+    ``events``, then :func:`view_tail`, in that order."""
+    view = view_head(obs)
+    view["seats"] = [seat_json(obs, s) for s in range(obs.players)]
+    view["events"] = list(obs.events)
+    view.update(view_tail(obs))
+    return view
+
+
+def view_head(obs: Observation) -> dict[str, Any]:
+    """The members of :func:`view_json` before ``seats``."""
+    return {
         "seat": obs.seat,
         "players": obs.players,
         "dealer": obs.dealer,
@@ -186,18 +197,30 @@ def view_json(obs: Observation) -> dict[str, Any]:
         "wall": obs.wall,
         "phase": obs.phase,
         "turn": obs.turn,
-        "seats": [
-            {
-                "melds": [meld_view(m) for m in obs.melds[s]],
-                "pile": format_cards(obs.piles[s]),
-                "hand_count": obs.hand_sizes[s],
-                "table_huxi": obs.table_huxi(s),
-                "xianggong": obs.xianggong[s],
-            }
-            for s in range(obs.players)
-        ],
-        "events": list(obs.events),
     }
+
+
+def seat_key(obs: Observation, seat: int) -> tuple[Any, ...]:
+    """Everything :func:`seat_json` reads of ``seat``: equal keys, equal entries (a key
+    for callers' caches)."""
+    return (obs.melds[seat], obs.piles[seat], obs.hand_sizes[seat], obs.xianggong[seat])
+
+
+def seat_json(obs: Observation, seat: int) -> dict[str, Any]:
+    """One seat's entry of :func:`view_json`'s ``seats``, as the observer sees it (a pure
+    function of :func:`seat_key`)."""
+    return {
+        "melds": [meld_view(m) for m in obs.melds[seat]],
+        "pile": format_cards(obs.piles[seat]),
+        "hand_count": obs.hand_sizes[seat],
+        "table_huxi": obs.table_huxi(seat),
+        "xianggong": obs.xianggong[seat],
+    }
+
+
+def view_tail(obs: Observation) -> dict[str, Any]:
+    """The members of :func:`view_json` after ``events``."""
+    view: dict[str, Any] = {}
     labels = obs.rules.huxi.labels
     if labels != LABELS:  # the region's group names (luzhou: 提 垅, 跑 招, 句 列), display only
         view["labels"] = {kind.value: label for kind, label in labels.items()}

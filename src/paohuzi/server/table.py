@@ -36,7 +36,6 @@ from paohuzi.game.actions import Action, Discard
 from paohuzi.game.engine import Hand
 from paohuzi.game.match import HandSummary, Match
 from paohuzi.game.record import record_of
-from paohuzi.game.view import observe, view_json
 from paohuzi.players import PLAYER_NAMES, Player, make_player
 from paohuzi.server.economy import DEFAULT_CHANGCI, Changci, changci
 from paohuzi.server.fairness import (
@@ -48,8 +47,15 @@ from paohuzi.server.fairness import (
     parse_value,
 )
 from paohuzi.server.names import computer_name
-from paohuzi.server.seats import match_view
-from paohuzi.server.views import NO_EVENTS, Body, EventLog, digest_of, dumps, members_json
+from paohuzi.server.views import (
+    NO_EVENTS,
+    Body,
+    EventLog,
+    SeatViews,
+    digest_of,
+    dumps,
+    members_json,
+)
 
 __all__ = ["HANDS", "STAKES", "TIMINGS", "RoomConfig", "Table", "TableError", "commitment"]
 
@@ -523,6 +529,7 @@ class Table:
         default_factory=dict, compare=False, repr=False)
     _event_logs: dict[int | None, EventLog] = field(default_factory=dict, compare=False,
                                                     repr=False)
+    _seat_views: SeatViews = field(default_factory=SeatViews, compare=False, repr=False)
 
     def _compute_hash(self) -> str:
         assert self.match is not None
@@ -616,10 +623,9 @@ class Table:
         if cached is not None and cached[0][0] is state[0] and cached[0][1:] == state[1:]:
             return cached[1]
         hand, playing, _ = state
-        view, _ = match_view(*_split_events(view_json(observe(hand, hand_seat, events=False))),
-                             playing, len(self.seats))
+        view, view_text = self._seat_views.view(hand, hand_seat, playing, len(self.seats))
         waits = self._waits(hand, hand_seat) if in_progress else []
-        part = (view, dumps(view), waits, dumps(waits))
+        part = (view, view_text, waits, dumps(waits))
         self._seat_parts[hand_seat] = (state, part)
         return part
 
@@ -704,11 +710,6 @@ class Table:
         return make_player(name if name in PLAYER_NAMES else "heuristic",
                            (zlib.crc32(self.code.encode()) + self.hand_no * 7919
                             + len(self.hand.actions)) & 0xFFFFFF)
-
-
-def _split_events(view: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    events = view.pop("events")
-    return view, events
 
 
 def _refusal(hand: Hand, hand_seat: int, action: Action, legal: list[Action]) -> str:
