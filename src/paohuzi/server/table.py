@@ -51,6 +51,7 @@ from paohuzi.server.views import (
     NO_EVENTS,
     Body,
     EventLog,
+    KeptMembers,
     SeatViews,
     digest_of,
     dumps,
@@ -530,6 +531,11 @@ class Table:
     _event_logs: dict[int | None, EventLog] = field(default_factory=dict, compare=False,
                                                     repr=False)
     _seat_views: SeatViews = field(default_factory=SeatViews, compare=False, repr=False)
+    _bodies: dict[int | None, tuple[Any, Body]] = field(default_factory=dict, compare=False,
+                                                       repr=False)
+    _kept: KeptMembers = field(default_factory=KeptMembers, compare=False, repr=False)
+    _commitment: tuple[Any, str] = field(default=(None, ""), compare=False, repr=False)
+    """The next hand's commitment, kept with the ``next_secret`` it is of."""
 
     def _compute_hash(self) -> str:
         assert self.match is not None
@@ -579,10 +585,10 @@ class Table:
             "timer": self.config.timer,
             **self._hall_view(),
         }
-        table_json = dumps(table)
+        table_member = self._kept.member("table", "table", table)
         if hand is None:
-            return {v: self._body(v, [("table", table, table_json), ("you", v, dumps(v)),
-                                      *self._next_shuffle_member(v), ("view", None, "null")],
+            return {v: self._body(v, [table_member, ("you", v, _seat_json(v)),
+                                      self._next_shuffle_member(v), ("view", None, "null")],
                                   NO_EVENTS) for v in viewers}
         in_progress = not hand.ended
         playing = tuple(self._playing if in_progress or self.last_summary is None
@@ -591,7 +597,7 @@ class Table:
         shown = self.shuffle if in_progress else self.finished_shuffle
         shuffle = None if shown is None else \
             {"commitment": shown.commitment} if in_progress else shown.revealed()
-        shuffle_member = ("shuffle", shuffle, dumps(shuffle))
+        shuffle_member = self._kept.member("shuffle", "shuffle", shuffle)
         out = {}
         for v in viewers:
             hand_seat = playing.index(v) if v in playing else None
@@ -599,21 +605,29 @@ class Table:
             log = self._event_logs.get(hand_seat)
             if log is None or not log.fits(hand, hand_seat, playing):
                 log = self._event_logs[hand_seat] = EventLog(hand, hand_seat, playing)
-            out[v] = self._body(v, [("table", table, table_json), ("you", v, dumps(v)),
-                                    *self._next_shuffle_member(v), ("view", view, view_text),
+            out[v] = self._body(v, [table_member, ("you", v, _seat_json(v)),
+                                    self._next_shuffle_member(v), ("view", view, view_text),
                                     ("waits", waits, waits_text), shuffle_member], log)
         return out
 
     def _body(self, viewer: int | None, members: list[tuple[str, Any, str]],
               log: EventLog) -> Body:
-        head_json = members_json([(key, text) for key, _, text in members])
+        """The viewer's body: its last one again while every member's text and its
+        events are the same (a frame after a change no viewer can see)."""
         count = log.catch_up()
-        return Body(digest_of(head_json, count), {key: value for key, value, _ in members},
+        key = (tuple([text for _, _, text in members]), count)
+        kept = self._bodies.get(viewer)
+        if kept is not None and kept[1].log is log and kept[0] == key:
+            return kept[1]
+        head_json = members_json([(name, text) for name, _, text in members])
+        body = Body(digest_of(head_json, count), {name: value for name, value, _ in members},
                     head_json, log, count)
+        self._bodies[viewer] = (key, body)
+        return body
 
-    def _next_shuffle_member(self, viewer: int | None) -> list[tuple[str, Any, str]]:
-        value = self._next_shuffle(viewer)
-        return [("next_shuffle", value, dumps(value))]
+    def _next_shuffle_member(self, viewer: int | None) -> tuple[str, Any, str]:
+        return self._kept.member(("next_shuffle", viewer), "next_shuffle",
+                                 self._next_shuffle(viewer))
 
     def _seat_part(self, state: tuple[Hand, tuple[int, ...], Any], hand_seat: int | None,
                    in_progress: bool) -> tuple[Any, str, Any, str]:
@@ -666,8 +680,9 @@ class Table:
         (never the other seats' values: those are revealed with the hand's record)."""
         if self.next_secret is None:
             return None
-        hand_no, secret, salt = self.next_secret
-        return {"hand": hand_no, "commitment": commitment(secret, salt),
+        if self._commitment[0] != self.next_secret:
+            self._commitment = (self.next_secret, commitment(*self.next_secret[1:]))
+        return {"hand": self.next_secret[0], "commitment": self._commitment[1],
                 "sent": match_seat in self.entropy}
 
     def _waits(self, hand: Hand, hand_seat: int | None) -> list[dict[str, Any]]:
@@ -710,6 +725,11 @@ class Table:
         return make_player(name if name in PLAYER_NAMES else "heuristic",
                            (zlib.crc32(self.code.encode()) + self.hand_no * 7919
                             + len(self.hand.actions)) & 0xFFFFFF)
+
+
+def _seat_json(viewer: int | None) -> str:
+    """A match seat number (``None``: a spectator) as JSON."""
+    return "null" if viewer is None else str(viewer)
 
 
 def _refusal(hand: Hand, hand_seat: int, action: Action, legal: list[Action]) -> str:

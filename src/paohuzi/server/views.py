@@ -37,8 +37,8 @@ from paohuzi.game.engine import Hand
 from paohuzi.game.view import Observation, observe, seat_json, seat_key, view_head, view_tail
 from paohuzi.server.seats import match_event, match_view
 
-__all__ = ["DELTA_DEPTH", "DELTA_MAX_SHARE", "Body", "EventLog", "SeatViews", "apply_changes",
-           "changes", "digest_of", "dumps", "members_json"]
+__all__ = ["DELTA_DEPTH", "DELTA_MAX_SHARE", "Body", "EventLog", "KeptMembers", "SeatViews",
+           "apply_changes", "changes", "digest_of", "dumps", "members_json"]
 
 DELTA_MAX_SHARE = 0.5
 """A ``delta`` message is sent instead of a ``state`` one only when its changes are
@@ -253,6 +253,32 @@ class SeatViews:
         return entry, text
 
 
+class KeptMembers:
+    """Body members kept by their JSON text: a member whose text is the one last kept
+    under its key is given back as the kept object, so that :func:`changes` finds it
+    unchanged by identity instead of comparing it member by member.
+
+    >>> kept = KeptMembers()
+    >>> a, b = kept.member("t", "table", {"x": [1]}), kept.member("t", "table", {"x": [1]})
+    >>> a[1] is b[1], b[2]
+    (True, '{"x":[1]}')
+    """
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[Any, tuple[Any, str]] = {}
+
+    def member(self, key: Any, name: str, value: Any) -> tuple[str, Any, str]:
+        """``(name, value, JSON text)``, ``value`` the kept equal object if any."""
+        text = dumps(value)
+        kept = self._kept.get(key)
+        if kept is not None and kept[1] == text:
+            return name, kept[0], text
+        self._kept[key] = (value, text)
+        return name, value, text
+
+
 NO_EVENTS = EventLog(None, None, ())
 """The log of a table without a hand."""
 
@@ -335,5 +361,10 @@ def _clocks(deadline: float | None, next_deadline: float | None,
     >>> _clocks(1.5, None, 1.5)
     '"deadline":1.5,"next_deadline":null,"turn_deadline":1.5'
     """
-    return (f'"deadline":{dumps(deadline)},"next_deadline":{dumps(next_deadline)},'
-            f'"turn_deadline":{dumps(turn_deadline)}')
+    return (f'"deadline":{_number(deadline)},"next_deadline":{_number(next_deadline)},'
+            f'"turn_deadline":{_number(turn_deadline)}')
+
+
+def _number(value: float | None) -> str:
+    """A timer as JSON (most are ``null``: no encoder call for those)."""
+    return "null" if value is None else dumps(value)
