@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
+from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards, format_counts
 from paohuzi.core.groups import LABELS, Group, GroupKind
 from paohuzi.core.kinds import ClaimContext, EventKind
 from paohuzi.core.rules import Ruleset
@@ -151,9 +151,9 @@ def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation
         phase=hand.phase.value if hand.phase is not Phase.CLAIM or legal else "play",
         turn=hand.turn if hand.phase is Phase.DISCARD else None,
         hand=tuple(hand.seats[seat].hand) if seat is not None else (),
-        melds=tuple(tuple(None if m.kind is GroupKind.WEI and s != seat and revealed is None
-                          else m
-                          for m in st.melds) for s, st in enumerate(hand.seats)),
+        melds=tuple(tuple(st.melds) if s == seat or revealed is not None
+                    else tuple(None if m.kind is GroupKind.WEI else m for m in st.melds)
+                    for s, st in enumerate(hand.seats)),
         piles=tuple(tuple(st.pile) for st in hand.seats),
         hand_sizes=tuple(sum(st.hand) for st in hand.seats),
         xianggong=tuple(st.xianggong for st in hand.seats),
@@ -232,8 +232,7 @@ def view_tail(obs: Observation) -> dict[str, Any]:
     if obs.dipai is not None:
         view["dipai"] = obs.dipai.text
     if obs.seat is not None:
-        view["hand"] = format_cards(ALL_CARDS[c] for c in range(KINDS)
-                                    for _ in range(obs.hand[c]))
+        view["hand"] = format_counts(obs.hand)
         view["chou"] = format_cards(sorted(obs.chou))
         view["legal_actions"] = [a.text for a in obs.legal]
         view["to_act"] = bool(obs.legal)
