@@ -32,6 +32,7 @@ __all__ = [
     "Counts",
     "counts_of",
     "format_cards",
+    "format_counts",
     "full_deck",
     "parse_cards",
     "validate_counts",
@@ -184,6 +185,15 @@ def format_cards(cards: Iterable[int], *, ascii: bool = False) -> str:
     if ascii:
         return " ".join(ALL_CARDS[c].ascii for c in cards)
     return "".join([_TEXTS[c] for c in cards])
+
+
+def format_counts(counts: Iterable[int]) -> str:
+    """The text of a count vector's cards in card order: ``format_cards`` of every copy.
+
+    >>> format_counts([0, 2] + [0] * 17 + [1]) == format_cards([1, 1, 19])
+    True
+    """
+    return "".join([_TEXTS[c] * n for c, n in enumerate(counts) if n])
 
 
 def counts_of(cards: Iterable[int]) -> list[int]:

@@ -22,14 +22,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards
+from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards, format_counts
 from paohuzi.core.groups import LABELS, Group, GroupKind
 from paohuzi.core.kinds import ClaimContext, EventKind
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.actions import Action
 from paohuzi.game.engine import Hand, HandResult, Phase
 
-__all__ = ["Observation", "meld_view", "observe", "seat_view"]
+__all__ = ["Observation", "meld_view", "observe", "seat_json", "seat_key", "seat_view",
+           "view_head", "view_json", "view_tail"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +151,9 @@ def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation
         phase=hand.phase.value if hand.phase is not Phase.CLAIM or legal else "play",
         turn=hand.turn if hand.phase is Phase.DISCARD else None,
         hand=tuple(hand.seats[seat].hand) if seat is not None else (),
-        melds=tuple(tuple(None if m.kind is GroupKind.WEI and s != seat and revealed is None
-                          else m
-                          for m in st.melds) for s, st in enumerate(hand.seats)),
+        melds=tuple(tuple(st.melds) if s == seat or revealed is not None
+                    else tuple(None if m.kind is GroupKind.WEI else m for m in st.melds)
+                    for s, st in enumerate(hand.seats)),
         piles=tuple(tuple(st.pile) for st in hand.seats),
         hand_sizes=tuple(sum(st.hand) for st in hand.seats),
         xianggong=tuple(st.xianggong for st in hand.seats),
@@ -176,8 +177,18 @@ def seat_view(hand: Hand, seat: int | None) -> dict[str, Any]:
 
 
 def view_json(obs: Observation) -> dict[str, Any]:
-    """An observation as JSON."""
-    view: dict[str, Any] = {
+    """An observation as JSON: :func:`view_head`, the ``seats`` (:func:`seat_json`), the
+    ``events``, then :func:`view_tail`, in that order."""
+    view = view_head(obs)
+    view["seats"] = [seat_json(obs, s) for s in range(obs.players)]
+    view["events"] = list(obs.events)
+    view.update(view_tail(obs))
+    return view
+
+
+def view_head(obs: Observation) -> dict[str, Any]:
+    """The members of :func:`view_json` before ``seats``."""
+    return {
         "seat": obs.seat,
         "players": obs.players,
         "dealer": obs.dealer,
@@ -186,18 +197,30 @@ def view_json(obs: Observation) -> dict[str, Any]:
         "wall": obs.wall,
         "phase": obs.phase,
         "turn": obs.turn,
-        "seats": [
-            {
-                "melds": [meld_view(m) for m in obs.melds[s]],
-                "pile": format_cards(obs.piles[s]),
-                "hand_count": obs.hand_sizes[s],
-                "table_huxi": obs.table_huxi(s),
-                "xianggong": obs.xianggong[s],
-            }
-            for s in range(obs.players)
-        ],
-        "events": list(obs.events),
     }
+
+
+def seat_key(obs: Observation, seat: int) -> tuple[Any, ...]:
+    """Everything :func:`seat_json` reads of ``seat``: equal keys, equal entries (a key
+    for callers' caches)."""
+    return (obs.melds[seat], obs.piles[seat], obs.hand_sizes[seat], obs.xianggong[seat])
+
+
+def seat_json(obs: Observation, seat: int) -> dict[str, Any]:
+    """One seat's entry of :func:`view_json`'s ``seats``, as the observer sees it (a pure
+    function of :func:`seat_key`)."""
+    return {
+        "melds": [meld_view(m) for m in obs.melds[seat]],
+        "pile": format_cards(obs.piles[seat]),
+        "hand_count": obs.hand_sizes[seat],
+        "table_huxi": obs.table_huxi(seat),
+        "xianggong": obs.xianggong[seat],
+    }
+
+
+def view_tail(obs: Observation) -> dict[str, Any]:
+    """The members of :func:`view_json` after ``events``."""
+    view: dict[str, Any] = {}
     labels = obs.rules.huxi.labels
     if labels != LABELS:  # the region's group names (luzhou: 提 垅, 跑 招, 句 列), display only
         view["labels"] = {kind.value: label for kind, label in labels.items()}
@@ -209,8 +232,7 @@ def view_json(obs: Observation) -> dict[str, Any]:
     if obs.dipai is not None:
         view["dipai"] = obs.dipai.text
     if obs.seat is not None:
-        view["hand"] = format_cards(ALL_CARDS[c] for c in range(KINDS)
-                                    for _ in range(obs.hand[c]))
+        view["hand"] = format_counts(obs.hand)
         view["chou"] = format_cards(sorted(obs.chou))
         view["legal_actions"] = [a.text for a in obs.legal]
         view["to_act"] = bool(obs.legal)

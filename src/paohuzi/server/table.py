@@ -36,7 +36,6 @@ from paohuzi.game.actions import Action, Discard
 from paohuzi.game.engine import Hand
 from paohuzi.game.match import HandSummary, Match
 from paohuzi.game.record import record_of
-from paohuzi.game.view import observe, view_json
 from paohuzi.players import PLAYER_NAMES, Player, make_player
 from paohuzi.server.economy import DEFAULT_CHANGCI, Changci, changci
 from paohuzi.server.fairness import (
@@ -48,8 +47,16 @@ from paohuzi.server.fairness import (
     parse_value,
 )
 from paohuzi.server.names import computer_name
-from paohuzi.server.seats import match_view
-from paohuzi.server.views import NO_EVENTS, Body, EventLog, digest_of, dumps, members_json
+from paohuzi.server.views import (
+    NO_EVENTS,
+    Body,
+    EventLog,
+    KeptMembers,
+    SeatViews,
+    digest_of,
+    dumps,
+    members_json,
+)
 
 __all__ = ["HANDS", "STAKES", "TIMINGS", "RoomConfig", "Table", "TableError", "commitment"]
 
@@ -523,6 +530,12 @@ class Table:
         default_factory=dict, compare=False, repr=False)
     _event_logs: dict[int | None, EventLog] = field(default_factory=dict, compare=False,
                                                     repr=False)
+    _seat_views: SeatViews = field(default_factory=SeatViews, compare=False, repr=False)
+    _bodies: dict[int | None, tuple[Any, Body]] = field(default_factory=dict, compare=False,
+                                                       repr=False)
+    _kept: KeptMembers = field(default_factory=KeptMembers, compare=False, repr=False)
+    _commitment: tuple[Any, str] = field(default=(None, ""), compare=False, repr=False)
+    """The next hand's commitment, kept with the ``next_secret`` it is of."""
 
     def _compute_hash(self) -> str:
         assert self.match is not None
@@ -572,10 +585,10 @@ class Table:
             "timer": self.config.timer,
             **self._hall_view(),
         }
-        table_json = dumps(table)
+        table_member = self._kept.member("table", "table", table)
         if hand is None:
-            return {v: self._body(v, [("table", table, table_json), ("you", v, dumps(v)),
-                                      *self._next_shuffle_member(v), ("view", None, "null")],
+            return {v: self._body(v, [table_member, ("you", v, _seat_json(v)),
+                                      self._next_shuffle_member(v), ("view", None, "null")],
                                   NO_EVENTS) for v in viewers}
         in_progress = not hand.ended
         playing = tuple(self._playing if in_progress or self.last_summary is None
@@ -584,7 +597,7 @@ class Table:
         shown = self.shuffle if in_progress else self.finished_shuffle
         shuffle = None if shown is None else \
             {"commitment": shown.commitment} if in_progress else shown.revealed()
-        shuffle_member = ("shuffle", shuffle, dumps(shuffle))
+        shuffle_member = self._kept.member("shuffle", "shuffle", shuffle)
         out = {}
         for v in viewers:
             hand_seat = playing.index(v) if v in playing else None
@@ -592,21 +605,29 @@ class Table:
             log = self._event_logs.get(hand_seat)
             if log is None or not log.fits(hand, hand_seat, playing):
                 log = self._event_logs[hand_seat] = EventLog(hand, hand_seat, playing)
-            out[v] = self._body(v, [("table", table, table_json), ("you", v, dumps(v)),
-                                    *self._next_shuffle_member(v), ("view", view, view_text),
+            out[v] = self._body(v, [table_member, ("you", v, _seat_json(v)),
+                                    self._next_shuffle_member(v), ("view", view, view_text),
                                     ("waits", waits, waits_text), shuffle_member], log)
         return out
 
     def _body(self, viewer: int | None, members: list[tuple[str, Any, str]],
               log: EventLog) -> Body:
-        head_json = members_json([(key, text) for key, _, text in members])
+        """The viewer's body: its last one again while every member's text and its
+        events are the same (a frame after a change no viewer can see)."""
         count = log.catch_up()
-        return Body(digest_of(head_json, count), {key: value for key, value, _ in members},
+        key = (tuple([text for _, _, text in members]), count)
+        kept = self._bodies.get(viewer)
+        if kept is not None and kept[1].log is log and kept[0] == key:
+            return kept[1]
+        head_json = members_json([(name, text) for name, _, text in members])
+        body = Body(digest_of(head_json, count), {name: value for name, value, _ in members},
                     head_json, log, count)
+        self._bodies[viewer] = (key, body)
+        return body
 
-    def _next_shuffle_member(self, viewer: int | None) -> list[tuple[str, Any, str]]:
-        value = self._next_shuffle(viewer)
-        return [("next_shuffle", value, dumps(value))]
+    def _next_shuffle_member(self, viewer: int | None) -> tuple[str, Any, str]:
+        return self._kept.member(("next_shuffle", viewer), "next_shuffle",
+                                 self._next_shuffle(viewer))
 
     def _seat_part(self, state: tuple[Hand, tuple[int, ...], Any], hand_seat: int | None,
                    in_progress: bool) -> tuple[Any, str, Any, str]:
@@ -616,10 +637,9 @@ class Table:
         if cached is not None and cached[0][0] is state[0] and cached[0][1:] == state[1:]:
             return cached[1]
         hand, playing, _ = state
-        view, _ = match_view(*_split_events(view_json(observe(hand, hand_seat, events=False))),
-                             playing, len(self.seats))
+        view, view_text = self._seat_views.view(hand, hand_seat, playing, len(self.seats))
         waits = self._waits(hand, hand_seat) if in_progress else []
-        part = (view, dumps(view), waits, dumps(waits))
+        part = (view, view_text, waits, dumps(waits))
         self._seat_parts[hand_seat] = (state, part)
         return part
 
@@ -660,8 +680,9 @@ class Table:
         (never the other seats' values: those are revealed with the hand's record)."""
         if self.next_secret is None:
             return None
-        hand_no, secret, salt = self.next_secret
-        return {"hand": hand_no, "commitment": commitment(secret, salt),
+        if self._commitment[0] != self.next_secret:
+            self._commitment = (self.next_secret, commitment(*self.next_secret[1:]))
+        return {"hand": self.next_secret[0], "commitment": self._commitment[1],
                 "sent": match_seat in self.entropy}
 
     def _waits(self, hand: Hand, hand_seat: int | None) -> list[dict[str, Any]]:
@@ -706,9 +727,9 @@ class Table:
                             + len(self.hand.actions)) & 0xFFFFFF)
 
 
-def _split_events(view: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    events = view.pop("events")
-    return view, events
+def _seat_json(viewer: int | None) -> str:
+    """A match seat number (``None``: a spectator) as JSON."""
+    return "null" if viewer is None else str(viewer)
 
 
 def _refusal(hand: Hand, hand_seat: int, action: Action, legal: list[Action]) -> str:

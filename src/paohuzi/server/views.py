@@ -34,10 +34,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paohuzi.game.engine import Hand
-from paohuzi.server.seats import match_event
+from paohuzi.game.view import Observation, observe, seat_json, seat_key, view_head, view_tail
+from paohuzi.server.seats import match_event, match_view
 
-__all__ = ["DELTA_DEPTH", "DELTA_MAX_SHARE", "Body", "EventLog", "apply_changes", "changes",
-           "digest_of", "dumps", "members_json"]
+__all__ = ["DELTA_DEPTH", "DELTA_MAX_SHARE", "Body", "EventLog", "KeptMembers", "SeatViews",
+           "apply_changes", "changes", "digest_of", "dumps", "members_json"]
 
 DELTA_MAX_SHARE = 0.5
 """A ``delta`` message is sent instead of a ``state`` one only when its changes are
@@ -182,6 +183,102 @@ class EventLog:
         return len(self.dicts)
 
 
+class SeatViews:
+    """A table's seat views (in match seats, without events) and their JSON texts, each
+    seat's ``seats`` entry kept with its text while what it shows stays the same.
+
+    What a viewer sees is the engine's :func:`~paohuzi.game.view.observe`; its entries
+    are :func:`~paohuzi.game.view.seat_json`, a pure function of
+    :func:`~paohuzi.game.view.seat_key`: an entry is reused (the same object, which also
+    makes :func:`changes` cheap) whenever a viewer's key equals a kept one. Usually only
+    one seat's entry changes per action, and a seat's entry is the same for every viewer
+    but its owner (whose 偎 are face up to him).
+
+    >>> from paohuzi.core.rules import Ruleset
+    >>> from paohuzi.game.view import seat_view
+    >>> from paohuzi.server.seats import match_view
+    >>> hand = Hand.from_seed(3, Ruleset())
+    >>> view, text = SeatViews().view(hand, 1, (0, 1, 2), 3)
+    >>> fresh, _ = match_view({**seat_view(hand, 1), "events": []}, [], (0, 1, 2), 3)
+    >>> del fresh["events"]
+    >>> view == fresh and text == dumps(fresh)
+    True
+    """
+
+    __slots__ = ("_entries",)
+
+    KEEP = 2
+    """Entries kept per hand seat (its owner's, and everyone else's)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, list[tuple[tuple[Any, ...], dict[str, Any], str]]] = {}
+
+    def view(self, hand: Hand, hand_seat: int | None, playing: Sequence[int],
+             seats: int) -> tuple[dict[str, Any], str]:
+        """``hand`` seen from ``hand_seat`` (``None``: a spectator), in match seats
+        (:func:`~paohuzi.server.seats.match_view`), and its JSON text."""
+        obs = observe(hand, hand_seat, events=False)
+        texts: dict[int, str] = {}
+        entries = []
+        for s in range(obs.players):
+            entry, text = self._entry(obs, s)
+            entries.append(entry)
+            texts[id(entry)] = text
+        seen, _ = match_view({**view_head(obs), "seats": entries, **view_tail(obs)}, [],
+                             playing, seats)
+        before: dict[str, Any] = {}
+        after: dict[str, Any] = {}
+        part = before
+        for key, value in seen.items():
+            if key == "seats":
+                part = after
+            else:
+                part[key] = value
+        listed = ",".join(["null" if e is None else texts[id(e)] for e in seen["seats"]])
+        tail = f",{dumps(after)[1:]}" if after else "}"
+        return seen, f'{dumps(before)[:-1]},"seats":[{listed}]{tail}'
+
+    def _entry(self, obs: Observation, seat: int) -> tuple[dict[str, Any], str]:
+        key = seat_key(obs, seat)
+        kept = self._entries.setdefault(seat, [])
+        for i, (was, entry, text) in enumerate(kept):
+            if was == key:
+                if i:
+                    kept.insert(0, kept.pop(i))
+                return entry, text
+        entry = seat_json(obs, seat)
+        text = dumps(entry)
+        kept.insert(0, (key, entry, text))
+        del kept[self.KEEP:]
+        return entry, text
+
+
+class KeptMembers:
+    """Body members kept by their JSON text: a member whose text is the one last kept
+    under its key is given back as the kept object, so that :func:`changes` finds it
+    unchanged by identity instead of comparing it member by member.
+
+    >>> kept = KeptMembers()
+    >>> a, b = kept.member("t", "table", {"x": [1]}), kept.member("t", "table", {"x": [1]})
+    >>> a[1] is b[1], b[2]
+    (True, '{"x":[1]}')
+    """
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[Any, tuple[Any, str]] = {}
+
+    def member(self, key: Any, name: str, value: Any) -> tuple[str, Any, str]:
+        """``(name, value, JSON text)``, ``value`` the kept equal object if any."""
+        text = dumps(value)
+        kept = self._kept.get(key)
+        if kept is not None and kept[1] == text:
+            return name, kept[0], text
+        self._kept[key] = (value, text)
+        return name, value, text
+
+
 NO_EVENTS = EventLog(None, None, ())
 """The log of a table without a hand."""
 
@@ -264,5 +361,10 @@ def _clocks(deadline: float | None, next_deadline: float | None,
     >>> _clocks(1.5, None, 1.5)
     '"deadline":1.5,"next_deadline":null,"turn_deadline":1.5'
     """
-    return (f'"deadline":{dumps(deadline)},"next_deadline":{dumps(next_deadline)},'
-            f'"turn_deadline":{dumps(turn_deadline)}')
+    return (f'"deadline":{_number(deadline)},"next_deadline":{_number(next_deadline)},'
+            f'"turn_deadline":{_number(turn_deadline)}')
+
+
+def _number(value: float | None) -> str:
+    """A timer as JSON (most are ``null``: no encoder call for those)."""
+    return "null" if value is None else dumps(value)
