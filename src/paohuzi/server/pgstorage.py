@@ -20,6 +20,7 @@ owner whose lease was taken over can never write again (:class:`LeaseLostError`)
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import secrets
@@ -420,7 +421,12 @@ class PostgresStorage:
     def close(self) -> None:
         self._pool.close()
         if self._guard is not None:
-            self._guard.close()  # drops the advisory lock
+            # release the lock before closing: a closed connection's server process drops it
+            # only when it exits, a moment later, and a server started at once (a restart)
+            # would find it still held
+            with contextlib.suppress(Exception):  # psycopg is imported lazily
+                self._guard.execute("SELECT pg_advisory_unlock(%s)", (_SERVER_LOCK,))
+            self._guard.close()
             self._guard = None
 
 
