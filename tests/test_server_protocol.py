@@ -148,11 +148,13 @@ def test_illegal_and_out_of_turn_actions_are_refused_unchanged(srv):
         assert snap["view"]["hand"] == hand and snap["view"]["legal_actions"] == legal
         # out of turn: act while the hand waits for a bot (answering ours until it does)
         refused = None
-        for _ in range(40):
+        for _ in range(300):
             await asyncio.sleep(0.1)  # stay under the message rate limit
             snap = await conn.snapshot()
             view = snap["view"]
-            assert not view.get("result"), "the hand ended before the out-of-turn check"
+            if not view or view.get("result"):  # the hand ended first: look in the next one
+                await conn.send({"type": "next"})
+                continue
             if view.get("to_act"):
                 seq = await conn.send({"type": "act", "action": view["legal_actions"][-1]})
                 await conn.until(lambda m, s=seq: m.get("seq") == s)
@@ -206,8 +208,9 @@ def test_tuoguan_after_two_timeouts_and_its_release(srv):
         conn = await connect(srv, code, token)
         seat = conn.states[-1]["you"]
         # never act: two timeouts put the seat in 托管
+        # 托管 needs two missed discards in one hand, which can take several hands
         state = await conn.until(lambda m: m.get("type") == "state"
-                                 and m["table"]["seats"][seat]["tuoguan"], timeout=60)
+                                 and m["table"]["seats"][seat]["tuoguan"], timeout=150)
         log = srv.server.storage.load_log(code)
         assert sum(1 for e in log if e["k"] == "timeout" and e["seat"] == seat) >= 2
         assert any(e["k"] == "tuoguan" and e["on"] for e in log)
