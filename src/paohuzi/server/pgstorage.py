@@ -33,7 +33,13 @@ from paohuzi.core.errors import PaohuziError
 from paohuzi.server.dblock import DatabaseInUseError
 from paohuzi.server.economy import pay
 from paohuzi.server.migrations import migrate_postgres, new_public_id
-from paohuzi.server.storage import PlayerRecord, PlayerUpdate, StoredGame, hash_token
+from paohuzi.server.storage import (
+    PlayerRecord,
+    PlayerUpdate,
+    StoredGame,
+    game_summaries,
+    hash_token,
+)
 
 __all__ = ["DatabaseUnavailableError", "LeaseLostError", "PostgresStorage", "is_postgres_url",
            "redact_url"]
@@ -275,12 +281,7 @@ class PostgresStorage:
                 "SELECT g.public_id, g.room, g.finished, g.record FROM games g JOIN "
                 "game_players p ON p.game_id = g.id WHERE p.player_id = %s "
                 "ORDER BY g.id DESC LIMIT 200", (player_id,)).fetchall()
-        out = []
-        for game_id, room, finished, record in rows:
-            result = json.loads(record).get("result", {})
-            out.append({"id": game_id, "room": room, "finished": finished,
-                        "reason": result.get("reason"), "points": result.get("points")})
-        return out
+        return game_summaries(rows)
 
     def games_in_room(self, room: str) -> list[dict[str, Any]]:
         """The records of a room's finished hands, in order."""

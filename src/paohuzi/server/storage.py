@@ -111,6 +111,16 @@ class Storage(Protocol):
     def close(self) -> None: ...
 
 
+def game_summaries(rows: Any) -> list[dict[str, Any]]:
+    """A player's game list from ``(id, room, finished, record)`` rows (both backends)."""
+    out = []
+    for game_id, room, finished, record in rows:
+        result = json.loads(record).get("result", {})
+        out.append({"id": game_id, "room": room, "finished": finished,
+                    "reason": result.get("reason"), "points": result.get("points")})
+    return out
+
+
 class SQLiteStorage:
     """SQLite in WAL mode; one connection guarded by a lock (the server is one process)."""
 
@@ -308,12 +318,7 @@ class SQLiteStorage:
                 "SELECT g.public_id, g.room, g.finished, g.record FROM games g JOIN game_players p "
                 "ON p.game_id = g.id WHERE p.player_id = ? ORDER BY g.id DESC LIMIT 200",
                 (player_id,)).fetchall()
-        out = []
-        for game_id, room, finished, record in rows:
-            result = json.loads(record).get("result", {})
-            out.append({"id": game_id, "room": room, "finished": finished,
-                        "reason": result.get("reason"), "points": result.get("points")})
-        return out
+        return game_summaries(rows)
 
     def games_in_room(self, room: str) -> list[dict[str, Any]]:
         """The records of a room's finished hands, in order."""
