@@ -107,6 +107,7 @@ def test_luzhou_room_with_the_zuodi_from_the_lobby(browser, srv):
     # the 底牌 (the wall's last card, never won) lies on the table for everyone to see
     dipai = page.query_selector("[data-name=dipai]")
     assert dipai is not None and dipai.query_selector(".card") is not None
+    assert dipai.is_visible()  # shown at 844x390 too, where the 亮张 box is hidden
     context.close()
 
 
