@@ -19,17 +19,18 @@ network see).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, format_cards, format_counts
+from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import LABELS, Group, GroupKind
 from paohuzi.core.kinds import ClaimContext, EventKind
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.actions import Action
 from paohuzi.game.engine import Hand, HandResult, Phase
 
-__all__ = ["Observation", "meld_view", "observe", "seat_json", "seat_key", "seat_view",
+__all__ = ["Observation", "ViewError", "meld_view", "observe", "seat_json", "seat_key", "seat_view",
            "view_head", "view_json", "view_tail"]
 
 
@@ -122,25 +123,78 @@ def meld_view(meld: Group | None) -> dict[str, Any]:
     return {"kind": meld.kind.value, "cards": format_cards(meld.cards), "huxi": meld.huxi}
 
 
-def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation:
+def observe(hand: Hand, seat: int | None, *, events: bool = True,
+            public: Observation | None = None) -> Observation:
     """The observation of ``hand`` for ``seat`` (``None``: a spectator).
 
     ``events=False`` leaves the event list out (cheaper, for players that don't read it).
+    ``public``: the spectator's observation of the same hand at the same moment
+    (``observe(hand, None, events=False)``), whose public part is reused instead of
+    built again: one public part per moment serves every seat (the server's views).
+
+    >>> from paohuzi.core.rules import Ruleset
+    >>> hand = Hand.from_seed(3, Ruleset())
+    >>> spectator = observe(hand, None, events=False)
+    >>> observe(hand, 1, events=False, public=spectator) == observe(hand, 1, events=False)
+    True
+    >>> observe(hand, 1, public=observe(hand, 0))
+    Traceback (most recent call last):
+    ...
+    paohuzi.game.view.ViewError: public must be a spectator's observation (seat None), not seat 0's
     """
-    legal = tuple(hand.legal_actions(seat)) if seat is not None else ()
+    if public is not None and public.seat is not None:
+        raise ViewError("public must be a spectator's observation (seat None), "
+                        f"not seat {public.seat}'s")
+    if public is None:
+        public = _observe_public(hand)
+    if seat is None:
+        return public if not events else _with(public, events=_events(hand, None))
+    st = hand.seats[seat]
+    legal = tuple(hand.legal_actions(seat))
     claim = hand.claim
     claim_seen = None
+    phase = public.phase
     if claim is not None and legal and hand.phase is Phase.CLAIM:
         # Only a seat asked to decide learns that a decision is open (who else may
         # act on a card would tell what they hold).
         claim_seen = (claim.card, claim.seat, claim.context)
+        phase = hand.phase.value
+    melds = public.melds
+    if public.revealed_hands is None and any(m.kind is GroupKind.WEI for m in st.melds):
+        melds = tuple(tuple(st.melds) if s == seat else seen
+                      for s, seen in enumerate(public.melds))  # his own 偎, face up
+    return Observation(
+        seat=seat, rules=public.rules, players=public.players, dealer=public.dealer,
+        liangzhang=public.liangzhang, wall=public.wall, phase=phase, turn=public.turn,
+        hand=tuple(st.hand), melds=melds, piles=public.piles, hand_sizes=public.hand_sizes,
+        xianggong=public.xianggong, chou=frozenset(st.chou),
+        declined_peng=frozenset(st.declined_peng), chouhu=tuple(sorted(st.chouhu.items())),
+        claim=claim_seen, in_play=public.in_play, legal=legal,
+        events=_events(hand, seat) if events else (), result=public.result,
+        revealed_hands=public.revealed_hands, dipai=public.dipai)
+
+
+class ViewError(PaohuziError):
+    """An observation asked for with arguments that do not fit together."""
+
+
+def _events(hand: Hand, seat: int | None) -> tuple[dict[str, Any], ...]:
+    return tuple(e.visible_to(seat) for e in hand.events)
+
+
+def _with(obs: Observation, **changed: Any) -> Observation:
+    return replace(obs, **changed)
+
+
+def _observe_public(hand: Hand) -> Observation:
+    """What every seat sees (a spectator's observation, without events)."""
     # Once the hand is over every hand and every 偎 is shown (the settlement and the
     # replay show them all face up); while it is played, nobody else's.
     revealed = None
     if hand.result is not None:
         revealed = tuple(tuple(st.hand_cards) for st in hand.seats)
     return Observation(
-        seat=seat,
+        seat=None,
         rules=hand.rules,
         players=hand.players,
         dealer=hand.dealer,
@@ -148,23 +202,22 @@ def observe(hand: Hand, seat: int | None, *, events: bool = True) -> Observation
         wall=len(hand.wall),
         # A seat without a decision sees no "claim" phase: it would tell that someone
         # else holds an option on the card.
-        phase=hand.phase.value if hand.phase is not Phase.CLAIM or legal else "play",
+        phase=hand.phase.value if hand.phase is not Phase.CLAIM else "play",
         turn=hand.turn if hand.phase is Phase.DISCARD else None,
-        hand=tuple(hand.seats[seat].hand) if seat is not None else (),
-        melds=tuple(tuple(st.melds) if s == seat or revealed is not None
+        hand=(),
+        melds=tuple(tuple(st.melds) if revealed is not None
                     else tuple(None if m.kind is GroupKind.WEI else m for m in st.melds)
-                    for s, st in enumerate(hand.seats)),
+                    for st in hand.seats),
         piles=tuple(tuple(st.pile) for st in hand.seats),
         hand_sizes=tuple(sum(st.hand) for st in hand.seats),
         xianggong=tuple(st.xianggong for st in hand.seats),
-        chou=frozenset(hand.seats[seat].chou) if seat is not None else frozenset(),
-        declined_peng=frozenset(hand.seats[seat].declined_peng) if seat is not None
-        else frozenset(),
-        chouhu=tuple(sorted(hand.seats[seat].chouhu.items())) if seat is not None else (),
-        claim=claim_seen,
+        chou=frozenset(),
+        declined_peng=frozenset(),
+        chouhu=(),
+        claim=None,
         in_play=hand.in_play,
-        legal=legal,
-        events=tuple(e.visible_to(seat) for e in hand.events) if events else (),
+        legal=(),
+        events=(),
         result=hand.result,
         revealed_hands=revealed,
         dipai=hand.dipai,
