@@ -19,6 +19,7 @@ from paohuzi.game.view import observe, view_json
 from paohuzi.players.sampling import random_positions
 from paohuzi.server.seats import match_view
 from paohuzi.server.table import RoomConfig, Table
+from paohuzi.server.views import dumps
 
 
 def _fresh(table: Table, viewer: int | None, hand: Hand | None) -> dict[str, Any]:
@@ -50,6 +51,9 @@ def _check(table: Table, hand: Hand | None, seen: dict[Any, tuple[str, str]]) ->
         body = bodies[v].to_dict()
         fresh = _fresh(table, v, hand)
         assert body["view"] == fresh["view"]
+        # byte for byte: the view's text is the fresh view encoded (the public part
+        # encoded once per moment and reused by the seats changes no character)
+        assert f'"view":{dumps(fresh["view"])}' in bodies[v].head_json
         assert body["events"] == fresh["events"]
         assert body.get("waits", []) == fresh["waits"]
         assert body == table.view_for(v, 0, hand)

@@ -637,7 +637,8 @@ class Table:
         if cached is not None and cached[0][0] is state[0] and cached[0][1:] == state[1:]:
             return cached[1]
         hand, playing, _ = state
-        view, view_text = self._seat_views.view(hand, hand_seat, playing, len(self.seats))
+        view, view_text = self._seat_views.view(hand, hand_seat, playing, len(self.seats),
+                                                state[2])
         waits = self._waits(hand, hand_seat) if in_progress else []
         part = (view, view_text, waits, dumps(waits))
         self._seat_parts[hand_seat] = (state, part)

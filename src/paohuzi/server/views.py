@@ -205,19 +205,62 @@ class SeatViews:
     True
     """
 
-    __slots__ = ("_entries",)
+    __slots__ = ("_entries", "_public")
 
     KEEP = 2
     """Entries kept per hand seat (its owner's, and everyone else's)."""
 
     def __init__(self) -> None:
         self._entries: dict[int, list[tuple[tuple[Any, ...], dict[str, Any], str]]] = {}
+        self._public: tuple[Any, _Public] | None = None
 
     def view(self, hand: Hand, hand_seat: int | None, playing: Sequence[int],
-             seats: int) -> tuple[dict[str, Any], str]:
+             seats: int, moment: Any = None) -> tuple[dict[str, Any], str]:
         """``hand`` seen from ``hand_seat`` (``None``: a spectator), in match seats
-        (:func:`~paohuzi.server.seats.match_view`), and its JSON text."""
-        obs = observe(hand, hand_seat, events=False)
+        (:func:`~paohuzi.server.seats.match_view`), and its JSON text.
+
+        ``moment``: a key of the hand's whole state (``None``: none); the public part of
+        the view (the spectator's, :func:`~paohuzi.game.view.observe` with
+        ``public=``) is built and encoded once per moment, and a seat's view reuses each
+        of its members that the seat sees the same (only its own are encoded)."""
+        public = self._public_part(hand, playing, seats, moment)
+        if hand_seat is None:
+            return public.seen, public.text
+        obs = observe(hand, hand_seat, events=False, public=public.obs)
+        seen, texts = self._seen(obs, playing, seats)
+        kept = public.seen
+        parts = []
+        for key, value in seen.items():
+            if key == "seats":
+                parts.append(f'"seats":{texts}')
+                continue
+            was = kept.get(key, _MISSING)
+            if was is value or (type(was) is type(value) and was == value):
+                seen[key] = was  # the public object (changes() finds it by identity)
+                parts.append(public.texts[key])
+            else:
+                parts.append(f'"{key}":{dumps(value)}')
+        return seen, "{" + ",".join(parts) + "}"
+
+    def _public_part(self, hand: Hand, playing: Sequence[int], seats: int,
+                     moment: Any) -> _Public:
+        """The spectator's view at ``moment``, kept while the moment is the same."""
+        key = (hand, tuple(playing), seats, moment)
+        kept = self._public
+        if moment is not None and kept is not None and kept[0][0] is hand \
+                and kept[0][1:] == key[1:]:
+            return kept[1]
+        obs = observe(hand, None, events=False)
+        seen, seats_text = self._seen(obs, playing, seats)
+        texts = {k: f'"{k}":{seats_text if k == "seats" else dumps(v)}'
+                 for k, v in seen.items()}
+        public = _Public(obs, seen, texts, "{" + ",".join(texts.values()) + "}")
+        self._public = (key, public)
+        return public
+
+    def _seen(self, obs: Observation, playing: Sequence[int], seats: int
+              ) -> tuple[dict[str, Any], str]:
+        """The observation as JSON in match seats, and the text of its ``seats``."""
         texts: dict[int, str] = {}
         entries = []
         for s in range(obs.players):
@@ -226,17 +269,8 @@ class SeatViews:
             texts[id(entry)] = text
         seen, _ = match_view({**view_head(obs), "seats": entries, **view_tail(obs)}, [],
                              playing, seats)
-        before: dict[str, Any] = {}
-        after: dict[str, Any] = {}
-        part = before
-        for key, value in seen.items():
-            if key == "seats":
-                part = after
-            else:
-                part[key] = value
         listed = ",".join(["null" if e is None else texts[id(e)] for e in seen["seats"]])
-        tail = f",{dumps(after)[1:]}" if after else "}"
-        return seen, f'{dumps(before)[:-1]},"seats":[{listed}]{tail}'
+        return seen, f"[{listed}]"
 
     def _entry(self, obs: Observation, seat: int) -> tuple[dict[str, Any], str]:
         key = seat_key(obs, seat)
@@ -277,6 +311,20 @@ class KeptMembers:
             return name, kept[0], text
         self._kept[key] = (value, text)
         return name, value, text
+
+
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _Public:
+    """A moment's public view: the spectator's observation, its JSON in match seats, each
+    member's ``"key":value`` text, and the whole text."""
+
+    obs: Observation
+    seen: dict[str, Any]
+    texts: dict[str, str]
+    text: str
 
 
 NO_EVENTS = EventLog(None, None, ())
