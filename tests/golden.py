@@ -38,20 +38,29 @@ def rules_of(form: str) -> Ruleset:
     return Ruleset.preset(form.split("/")[0], **FORMS[form])
 
 
+def _plain(event: Any) -> list[Any]:
+    return [event.kind.value, event.seat, [int(c) for c in event.cards], event.private,
+            event.detail]
+
+
 def hand_digest(seed: int, rules: Any, dealer: int = 0) -> str:
     """Play one seeded random hand; the SHA-256 of all it showed (legal actions at each
-    step in order, events, record, result with its settlement), in plain data only so
+    step in order, the events each action returned, every event (some hands end with
+    a seat's escape), the record, result with its settlement), in plain data only so
     that any tree's engine gives the same text for the same behaviour."""
     hand = Hand.from_seed(seed, rules, dealer=dealer)
     rng = random.Random(seed)
     steps: list[Any] = []
+    escape_at = seed % 40 if seed % 7 == 0 else -1  # some hands end by an escape
     while not hand.ended:
         seat = hand.pending_seats()[0]
         legal = hand.legal_actions(seat)
-        steps.append([hand.pending_seats(), [a.text for a in legal]])
-        hand.act(seat, legal[rng.randrange(len(legal))])
-    events = [[e.kind.value, e.seat, [int(c) for c in e.cards], e.private, e.detail]
-              for e in hand.events]
+        if len(steps) == escape_at:
+            steps.append(["escape", [_plain(e) for e in hand.escape(seat)]])
+            break
+        caused = hand.act(seat, legal[rng.randrange(len(legal))])
+        steps.append([hand.pending_seats(), [a.text for a in legal], [_plain(e) for e in caused]])
+    events = [_plain(e) for e in hand.events]
     result = hand.result.to_json() if hand.result is not None else None
     text = json.dumps([steps, events, record_of(hand), result, repr(hand.state_key())],
                       ensure_ascii=False, sort_keys=True)

@@ -12,15 +12,15 @@ from golden import FORMS, form_digest, hand_digest, rules_of
 GAMES = 200
 
 EXPECTED = {
-    'qq': 'b17da4cd2ccb7febc913cd80b5fb068b633f2dbdb3137a86231a6a77cfb08be2',
-    'changde': 'd7d4926df1c4a6b0faaf1b846a89cda0f84dce8130b6fd9c91a963c9bebd5e47',
-    'hunan': '8a32d64be554a7d33d874a00a375f9c3e614f10cfa540701fcf882aad52d6960',
-    'two-player': '5a5d8892558eebf9e96a12cc1cc07c8fa21296dece9f7d486e5336adadc07042',
-    'luzhou': 'd18423a63acfbb2f75224a9d77695ed6a515138c72b8f6418d088aec453544c1',
-    'luzhou/3': 'a320ca4d6da705f422adde5b0adb76636d6c5da1d58ab4fac603e21cb4db0356',
-    'luzhou/2': 'da43393587abebe05a541428e17862cc51dd6ab93e10c1e0b1d00b68db5f308e',
-    'hunan/xingjia': 'bee34a1626c654b38005c2c10c090a3e6047e4db7db42a66712e9fa237366911',
-    'qq/no-ti-wei-win': '4e178d565a7b633c97cdd5174694610c408feb7ee56ad822c2be46e0801dabed',
+    'qq': 'e26e06afbcd15095d79c92d68a87af30c18846afbbeda18e61b79f1390bcf885',
+    'changde': '5b76382519bb1ae05475abed71884c6ef8496a4f14c53036804b2b7e43514f08',
+    'hunan': '3ff69d2168395023db6218c573592a2e303256398a8120c959e1dad11c9d2f16',
+    'two-player': 'd3a037cd4e5e73a86444cabf58f8c50993c4151648fb8fc2ffebdf0e9f60ae08',
+    'luzhou': '71cd9abe51f864ac567b2a1eeb3d797207bb824543b62d53e5c622abee224877',
+    'luzhou/3': '3403a122ae83511804bad040674963d6275f86add1970ba01ec82bbbbcca3cca',
+    'luzhou/2': '2391630afdbe67939a9ad90f948f32ee3b49f976eba8314104173c1bcb9ce619',
+    'hunan/xingjia': '2e856e7e76923acea8d2500d53ec42b9c073602ee3a3ce6453fff657211324d1',
+    'qq/no-ti-wei-win': '71de7cce7c5fe33643e6bd390b48b9ffa5c3e92f40da2bfcf718af131e9bb0d0',
 }
 
 
