@@ -58,11 +58,14 @@ __all__ = [
     "Arrangement",
     "Source",
     "Wait",
+    "WinFacts",
     "best_huxi",
     "best_partial_huxi",
     "can_hu",
     "clear_prefilter_cache",
+    "hand_facts",
     "may_win",
+    "may_win_on",
     "partial_huxi_counts",
     "solve",
     "solve_counts",
@@ -471,7 +474,7 @@ def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = (),
 
 # ---- the win prefilter: cheap necessary conditions, cached on the hand's counts ------
 
-class _HandFacts(NamedTuple):
+class WinFacts(NamedTuple):
     """What the prefilter needs of a hand (a count vector), worked out once."""
 
     cards: int
@@ -504,7 +507,7 @@ def _isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
     return tuple(isolated)
 
 
-def _hand_facts(hand: Sequence[int], table: HuxiTable) -> _HandFacts:
+def _hand_facts(hand: Sequence[int], table: HuxiTable) -> WinFacts:
     free = list(hand)
     locked = ti = 0
     for i, n in enumerate(hand):
@@ -515,11 +518,11 @@ def _hand_facts(hand: Sequence[int], table: HuxiTable) -> _HandFacts:
             else:
                 locked += table.identical[_TI][i]
                 ti += 1
-    return _HandFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
+    return WinFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
                       tuple(free), _isolated_cards(hand))
 
 
-_facts_memos: dict[str, dict[tuple[int, ...], _HandFacts]] = {
+_facts_memos: dict[str, dict[tuple[int, ...], WinFacts]] = {
     name: {} for name in HUXI_TABLES}
 """Per 胡息 table, the prefilter's facts of each hand seen."""
 _facts_memo = _facts_memos[QQ_HUXI.name]
@@ -582,6 +585,25 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])
     '二'
     """
+    table_cards = table_pao_ti = table_huxi = 0
+    table_grows = False
+    for meld in melds:
+        kind = meld.kind
+        table_huxi += meld.huxi
+        if kind is GroupKind.PAO or kind is GroupKind.TI:
+            table_pao_ti += 1
+            table_cards += 4
+        else:
+            table_cards += 3
+            if meld.cards[0] == card and kind in GROWABLE:
+                table_grows = True
+    return may_win_on(hand_facts(hand, table), hand, card, table_cards, table_pao_ti,
+                      table_huxi, table_grows, min_huxi, table)
+
+
+def hand_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
+    """What :func:`may_win` needs of a hand (a count vector), memoised on its counts
+    (a caller that knows when the hand changes may keep it and use :func:`may_win_on`)."""
     key = tuple(hand)
     memo = _facts_memo if table is QQ_HUXI else _facts_memos[table.name]
     facts = memo.get(key)
@@ -589,6 +611,15 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
         if len(memo) >= _FACTS_LIMIT:
             memo.clear()
         facts = memo[key] = _hand_facts(key, table)
+    return facts
+
+
+def may_win_on(facts: WinFacts, hand: Sequence[int], card: int, table_cards: int,
+               table_pao_ti: int, table_huxi: int, table_grows: bool, min_huxi: int,
+               table: HuxiTable = QQ_HUXI) -> bool:
+    """:func:`may_win` from the hand's :func:`hand_facts` and the table groups' totals:
+    their cards, their 跑/提, their 胡息, and whether one of them grows with ``card``
+    (a table 偎/臭偎/碰 of it), as a caller that keeps running totals knows them."""
     isolated = facts.isolated
     if isolated:
         if len(isolated) == 1:
@@ -597,24 +628,11 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
         elif len(isolated) > 2 or card not in _PARTNER_SETS[isolated[0]] \
                 or card not in _PARTNER_SETS[isolated[1]]:
             return False
-    owned = facts.cards + 1
-    pao_ti = facts.ti
-    bound = facts.huxi
-    grows = hand[card] >= 2
-    for meld in melds:
-        kind = meld.kind
-        bound += meld.huxi
-        if kind is GroupKind.PAO or kind is GroupKind.TI:
-            pao_ti += 1
-            owned += 4
-        else:
-            owned += 3
-            if not grows and meld.cards[0] == card and kind in GROWABLE:
-                grows = True
-    if not may_form_menzi(owned, pao_ti):
+    if not may_form_menzi(facts.cards + 1 + table_cards, facts.ti + table_pao_ti):
         return False
     qq = table is QQ_HUXI
-    if grows:
+    bound = facts.huxi + table_huxi
+    if table_grows or hand[card] >= 2:
         bound += _GROWTH if qq else _BOUNDS[table.name][0]
     if bound >= min_huxi:
         return True

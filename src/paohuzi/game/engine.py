@@ -32,7 +32,7 @@ from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
 from paohuzi.core.chi import chi_options_counts, plans_key
 from paohuzi.core.errors import CardCountError, PaohuziError
-from paohuzi.core.groups import GROWABLE, Group, GroupKind
+from paohuzi.core.groups import GROWABLE, Group, GroupKind, HuxiTable
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import (
@@ -47,8 +47,10 @@ from paohuzi.core.settlement import (
 )
 from paohuzi.core.solver import (
     Arrangement,
+    WinFacts,
     best_partial_huxi,
-    may_win,
+    hand_facts,
+    may_win_on,
     solve_counts,
     solve_tianhu,
     tianhu_kind,
@@ -138,8 +140,8 @@ class SeatState:
     the running totals (cards owned, table 胡息, 跑/提 count) exact.
     """
 
-    __slots__ = ("_identical", "chou", "chouhu", "declined_peng", "hand", "melds", "owned",
-                 "pao_ti", "pile", "table_huxi", "version", "xianggong")
+    __slots__ = ("_facts", "_identical", "chou", "chouhu", "declined_peng", "hand", "melds",
+                 "owned", "pao_ti", "pile", "table_huxi", "version", "xianggong")
 
     def __init__(self, hand: list[int]) -> None:
         self.hand = hand
@@ -158,6 +160,8 @@ class SeatState:
         self._identical: dict[int, int] = {}  # card -> index of its identical table group
         self.version = 0
         """Bumped whenever the hand or the table changes (a key for callers' caches)."""
+        self._facts: tuple[int, HuxiTable, WinFacts] | None = None
+        """The win prefilter's facts of the hand, with the version and table they are of."""
 
     @classmethod
     def restore(cls, hand: Sequence[int], melds: Iterable[Group] = (), *,
@@ -236,9 +240,27 @@ class SeatState:
             return index
         return None
 
+    def identical_kind(self, card: int) -> GroupKind | None:
+        """The kind of the table group of identical ``card``, if there is one."""
+        index = self._identical.get(card)
+        return None if index is None else self.melds[index].kind
+
     def must_discard(self) -> bool:
         """Whether this seat discards after an intake (§4.4)."""
         return must_discard(self.owned, self.pao_ti)
+
+    def may_win(self, card: int, min_huxi: int, table: HuxiTable) -> bool:
+        """:func:`~paohuzi.core.solver.may_win` of this seat on ``card``, from the running
+        totals and the hand's facts (worked out once per version of the hand)."""
+        cached = self._facts
+        if cached is not None and cached[0] == self.version and cached[1] is table:
+            facts = cached[2]
+        else:
+            facts = hand_facts(self.hand, table)
+            self._facts = (self.version, table, facts)
+        grows = self.identical_kind(card) in GROWABLE
+        return may_win_on(facts, self.hand, card, self.owned - facts.cards, self.pao_ti,
+                          self.table_huxi, grows, min_huxi, table)
 
 
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
@@ -420,7 +442,7 @@ class Hand:
         if hand._copies_over_four():
             raise CardCountError("the position holds more than 4 copies of a card")
         if shown is not None:
-            hand._open_claim([], card, seat, ClaimContext(context),
+            hand._open_claim(card, seat, ClaimContext(context),
                             context == ClaimContext.DRAW and not wall)
         return hand
 
@@ -493,22 +515,20 @@ class Hand:
 
     # ---- the start of the hand (§3) ------------------------------------------------
 
-    def _emit(self, events: list[Event], event: Event) -> None:
-        events.append(event)
+    def _emit(self, event: Event) -> None:
         self.events.append(event)
 
     def _start(self) -> None:
-        events: list[Event] = []
         shown = self.rules.liangzhang_shown
         for seat in range(self.players):
             dealt = tuple(self.seats[seat].hand_cards)
             if seat == self.dealer and not shown:  # §9.1: the 21st card is not shown
                 dealt = tuple(sorted((*dealt, self.liangzhang)))
-            self._emit(events, Event(EventKind.DEAL, seat, dealt, private=True))
+            self._emit(Event(EventKind.DEAL, seat, dealt, private=True))
         if shown:
-            self._emit(events, Event(EventKind.LIANGZHANG, self.dealer, (self.liangzhang,)))
+            self._emit(Event(EventKind.LIANGZHANG, self.dealer, (self.liangzhang,)))
         if self.rules.dipai_shown:
-            self._show_dipai(events)
+            self._show_dipai()
         # §3.3 mandatory 天胡: dealer first (with his 亮张), then 下家, then 上家.
         for seat in self.order_from(self.dealer):
             cards = self.seats[seat].hand_cards
@@ -517,7 +537,7 @@ class Hand:
             if tianhu_kind(cards) is not None:
                 arrangement = solve_tianhu(cards, table=self.table)
                 assert arrangement is not None
-                self._win(events, seat, None, Source.TIANHU, arrangement,
+                self._win(seat, None, Source.TIANHU, arrangement,
                           win_context(Source.TIANHU))
                 return
         # §3.4 optional 亮张胡; §9.1 (亮张 hidden): the dealer's 天胡 with his 21 cards.
@@ -535,15 +555,15 @@ class Hand:
             self._claim_point()
             return
         self._claim_point()
-        self._after_liangzhang(events)
+        self._after_liangzhang()
 
-    def _show_dipai(self, events: list[Event]) -> None:
+    def _show_dipai(self) -> None:
         """§9.1 底牌: the wall's last card is shown; a red one goes to the top of the wall
         and the next bottom card is shown, until a black one is (rules-notes N20)."""
         for _ in range(len(self.wall)):
             card = self.wall[-1]
             red = card.is_red
-            self._emit(events, Event(EventKind.DIPAI, None, (card,),
+            self._emit(Event(EventKind.DIPAI, None, (card,),
                                      detail="red: to the top" if red else ""))
             if not red:
                 break
@@ -554,7 +574,7 @@ class Hand:
         """Whether a drawn card may be won: never the shown 底牌 (§9.1)."""
         return not (last and self.rules.dipai_shown)
 
-    def _after_liangzhang(self, events: list[Event]) -> None:
+    def _after_liangzhang(self) -> None:
         dealer = self.seats[self.dealer]
         dealer.receive(self.liangzhang)
         self.in_play = None
@@ -566,13 +586,13 @@ class Hand:
                 if st.hand[c] == 4:
                     st.take(c, 4)
                     st.lay(Group.identical(GroupKind.TI, c, self.table), 4)
-                    self._emit(events, Event(EventKind.TI, seat, (ALL_CARDS[c],), detail="dealt"))
+                    self._emit(Event(EventKind.TI, seat, (ALL_CARDS[c],), detail="dealt"))
         # §3.6 the dealer discards unless the discard rule says he has no extra card.
-        self._after_intake(events, self.dealer)
+        self._after_intake(self.dealer)
 
     # ---- flow ----------------------------------------------------------------------
 
-    def _after_intake(self, events: list[Event], seat: int) -> None:
+    def _after_intake(self, seat: int) -> None:
         """§4.4: discard exactly when holding an extra card; otherwise the 下家 draws."""
         st = self.seats[seat]
         if st.must_discard():
@@ -582,21 +602,21 @@ class Hand:
                 self.claim = None
                 return
             st.xianggong = True  # §4.4 [decision] 相公: only 坎 cards, cannot discard
-            self._emit(events, Event(EventKind.XIANGGONG, seat))
+            self._emit(Event(EventKind.XIANGGONG, seat))
         else:
-            self._emit(events, Event(EventKind.NO_DISCARD, seat))
-        self._draw(events, self.next_seat(seat))
+            self._emit(Event(EventKind.NO_DISCARD, seat))
+        self._draw(self.next_seat(seat))
 
-    def _draw(self, events: list[Event], seat: int) -> None:
+    def _draw(self, seat: int) -> None:
         if not self.wall:
-            self._emit(events, Event(EventKind.HUANGZHUANG))
-            self._end_drawn(events)
+            self._emit(Event(EventKind.HUANGZHUANG))
+            self._end_drawn()
             return
         card = self.wall.pop(0)
         last = not self.wall
         st = self.seats[seat]
         self.turn = seat
-        self._emit(events, Event(EventKind.DRAW, seat, (card,), private=True))
+        self._emit(Event(EventKind.DRAW, seat, (card,), private=True))
         wei_index = st.meld_of(card, _WEI_KINDS)
         if st.hand[card] == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
@@ -607,8 +627,8 @@ class Hand:
             else:
                 assert wei_index is not None
                 st.grow(wei_index, Group.identical(GroupKind.TI, card, self.table))
-            self._emit(events, Event(EventKind.TI, seat, (card,)))
-            self._own_claim(events, seat, card, win, last)
+            self._emit(Event(EventKind.TI, seat, (card,)))
+            self._own_claim(seat, card, win, last)
             return
         if st.hand[card] == 2:
             # §4.2.1 偎 (臭偎 after a declined 碰): forced, face down.
@@ -618,14 +638,14 @@ class Hand:
             kind = GroupKind.CHOUWEI if chou else GroupKind.WEI
             st.lay(Group.identical(kind, card, self.table), 3)
             event = EventKind.CHOUWEI if chou else EventKind.WEI
-            self._emit(events, Event(event, seat, (card,) * 3, private=not chou))
-            self._own_claim(events, seat, card, win, last)
+            self._emit(Event(event, seat, (card,) * 3, private=not chou))
+            self._own_claim(seat, card, win, last)
             return
-        self._emit(events, Event(EventKind.SHOW, seat, (card,)))
+        self._emit(Event(EventKind.SHOW, seat, (card,)))
         self.in_play = card
-        self._open_claim(events, card, seat, ClaimContext.DRAW, last)
+        self._open_claim(card, seat, ClaimContext.DRAW, last)
 
-    def _own_claim(self, events: list[Event], seat: int, card: Card,
+    def _own_claim(self, seat: int, card: Card,
                    win: Arrangement | None, last: bool) -> None:
         if win is not None:
             self.claim = Claim(card, seat, ClaimContext.OWN, {seat: [Hu(), Pass()]},
@@ -635,7 +655,7 @@ class Hand:
             self._claim_point()
             return
         self._claim_point()
-        self._after_intake(events, seat)
+        self._after_intake(seat)
 
     def _claim_point(self) -> None:
         if self.on_claim_point is not None:
@@ -650,13 +670,12 @@ class Hand:
             return None
         if win_barred(self.rules, st.hand, st.melds, card, source, dealer=seat == self.dealer):
             return None  # §9 changde option: no win on a card he would 提 or 偎
-        if self.use_filters and not may_win(st.hand, st.melds, card, self.rules.min_huxi,
-                                            self.table):
+        if self.use_filters and not st.may_win(card, self.rules.min_huxi, self.table):
             return None
         return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,
                             trusted=True, dealer=seat == self.dealer, table=self.table)
 
-    def _open_claim(self, events: list[Event], card: Card, owner: int, context: ClaimContext,
+    def _open_claim(self, card: Card, owner: int, context: ClaimContext,
                     last: bool) -> None:
         """``owner`` shows a card (discarded or drawn): find every seat's options (§4.1, §4.2)."""
         drawn = context is ClaimContext.DRAW
@@ -705,7 +724,7 @@ class Hand:
         self.phase = Phase.CLAIM
         self._claim_point()
         if not options:
-            self._resolve(events)
+            self._resolve()
 
     # ---- the validation path -------------------------------------------------------
 
@@ -763,31 +782,31 @@ class Hand:
         nothing changes)."""
         self.verify(seat, action)
         self.actions.append((seat, action))
-        events: list[Event] = []
+        start = len(self.events)
         if self.phase is Phase.DISCARD:
             assert isinstance(action, Discard)
-            self._discard(events, seat, action.card)
-            return events
+            self._discard(seat, action.card)
+            return self.events[start:]
         claim = self.claim
         assert claim is not None
         claim.answers[seat] = action  # kept secret until the claim resolves
-        if all(s in claim.answers for s in claim.options):
-            self._resolve(events)
-        return events
+        if len(claim.answers) == len(claim.options):  # every seat asked has answered
+            self._resolve()
+        return self.events[start:]
 
     # ---- applying ------------------------------------------------------------------
 
-    def _discard(self, events: list[Event], seat: int, card: Card) -> None:
+    def _discard(self, seat: int, card: Card) -> None:
         st = self.seats[seat]
         st.take(card)
         st.chou.add(card)  # §4.5 (a): one's own discard is 臭
         if seat == self.dealer:
             self._dealer_discards += 1
         self.in_play = card
-        self._emit(events, Event(EventKind.DISCARD, seat, (card,)))
-        self._open_claim(events, card, seat, ClaimContext.DISCARD, False)
+        self._emit(Event(EventKind.DISCARD, seat, (card,)))
+        self._open_claim(card, seat, ClaimContext.DISCARD, False)
 
-    def _resolve(self, events: list[Event]) -> None:
+    def _resolve(self) -> None:
         claim = self.claim
         assert claim is not None
         card, answers = claim.card, claim.answers
@@ -795,12 +814,12 @@ class Hand:
             self.claim = None
             self.in_play = None
             if claim.forced_pao is not None:
-                self._pao(events, claim.forced_pao, card)
-                self._after_intake(events, claim.forced_pao)
+                self._pao(claim.forced_pao, card)
+                self._after_intake(claim.forced_pao)
             else:
                 self.seats[claim.seat].pile.append(card)
-                self._emit(events, Event(EventKind.TO_PILE, claim.seat, (card,)))
-                self._draw(events, self.next_seat(claim.seat))
+                self._emit(Event(EventKind.TO_PILE, claim.seat, (card,)))
+                self._draw(self.next_seat(claim.seat))
             return
         winner = next((s for s in self.order_from(claim.seat)
                        if isinstance(answers.get(s), Hu)), None)
@@ -809,32 +828,32 @@ class Hand:
             if seat != winner and not isinstance(answers.get(seat), Hu):
                 self.seats[seat].chouhu[card] = self.seats[seat].table_huxi
         if winner is not None:
-            self._win_on_claim(events, claim, winner)
+            self._win_on_claim(claim, winner)
             return
         if claim.context is ClaimContext.LIANGZHANG:
             self.claim = None
-            self._after_liangzhang(events)
+            self._after_liangzhang()
             return
         if claim.context is ClaimContext.OWN:
             self.claim = None
-            self._after_intake(events, claim.seat)
+            self._after_intake(claim.seat)
             return
         taker: int | None = None
         if claim.forced_pao is not None:
             taker = claim.forced_pao
-            self._pao(events, taker, card)
+            self._pao(taker, card)
         else:
             peng_seat = next((s for s, a in answers.items() if isinstance(a, Peng)), None)
             chi_seat = next((s for s in self.order_from(claim.seat)
                              if isinstance(answers.get(s), Chi)), None)
             if peng_seat is not None:
                 taker = peng_seat
-                self._peng(events, peng_seat, card)
+                self._peng(peng_seat, card)
             elif chi_seat is not None:
                 taker = chi_seat
                 chi = answers[chi_seat]
                 assert isinstance(chi, Chi)
-                self._chi(events, chi_seat, card, chi)
+                self._chi(chi_seat, card, chi)
         # §4.5 (b): passing on a 吃/碰 makes the card 臭; being pre-empted does not.
         for seat, action in answers.items():
             if isinstance(action, Pass):
@@ -847,12 +866,12 @@ class Hand:
         self.in_play = None
         if taker is None:
             self.seats[claim.seat].pile.append(card)
-            self._emit(events, Event(EventKind.TO_PILE, claim.seat, (card,)))
-            self._draw(events, self.next_seat(claim.seat))
+            self._emit(Event(EventKind.TO_PILE, claim.seat, (card,)))
+            self._draw(self.next_seat(claim.seat))
         else:
-            self._after_intake(events, taker)
+            self._after_intake(taker)
 
-    def _pao(self, events: list[Event], seat: int, card: Card) -> None:
+    def _pao(self, seat: int, card: Card) -> None:
         st = self.seats[seat]
         index = st.meld_of(card, GROWABLE)
         if index is not None:
@@ -860,15 +879,15 @@ class Hand:
         else:
             st.take(card, 3)
             st.lay(Group.identical(GroupKind.PAO, card, self.table), 4)
-        self._emit(events, Event(EventKind.PAO, seat, (card,) * 4))
+        self._emit(Event(EventKind.PAO, seat, (card,) * 4))
 
-    def _peng(self, events: list[Event], seat: int, card: Card) -> None:
+    def _peng(self, seat: int, card: Card) -> None:
         st = self.seats[seat]
         st.take(card, 2)
         st.lay(Group.identical(GroupKind.PENG, card, self.table), 3)
-        self._emit(events, Event(EventKind.PENG, seat, (card,) * 3))
+        self._emit(Event(EventKind.PENG, seat, (card,) * 3))
 
-    def _chi(self, events: list[Event], seat: int, card: Card, chi: Chi) -> None:
+    def _chi(self, seat: int, card: Card, chi: Chi) -> None:
         st = self.seats[seat]
         used = list(chi.eat.cards)
         used.remove(card)
@@ -880,9 +899,9 @@ class Hand:
         for g in chi.bi:
             st.lay(g.scored_by(self.table), 3)
         cards = tuple(c for g in (chi.eat, *chi.bi) for c in g.cards)
-        self._emit(events, Event(EventKind.CHI, seat, cards, detail=chi.text))
+        self._emit(Event(EventKind.CHI, seat, cards, detail=chi.text))
 
-    def _win_on_claim(self, events: list[Event], claim: Claim, winner: int) -> None:
+    def _win_on_claim(self, claim: Claim, winner: int) -> None:
         if claim.context is ClaimContext.LIANGZHANG:
             source = Source.LIANGZHANG
         else:
@@ -890,9 +909,9 @@ class Hand:
             source = Source.SELF if own else Source.OTHER
         dihu = claim.dihu and winner == self.next_seat(self.dealer)
         ctx = win_context(source, dealer=winner == self.dealer, last=claim.last, dihu=dihu)
-        self._win(events, winner, claim.card, source, claim.wins[winner], ctx)
+        self._win(winner, claim.card, source, claim.wins[winner], ctx)
 
-    def _win(self, events: list[Event], winner: int, card: Card | None, source: Source,
+    def _win(self, winner: int, card: Card | None, source: Source,
              arrangement: Arrangement, ctx: WinContext) -> None:
         s = settle(arrangement, ctx, self.rules)
         paid = payout(Won(winner, s), self.rules)
@@ -900,11 +919,11 @@ class Hand:
             EndReason.TIANHU if source is Source.TIANHU else EndReason.HU, winner=winner,
             card=card, source=source, arrangement=arrangement, settlement=s, points=paid.points,
             beans=paid.beans, xingjia_points=paid.xingjia_points)
-        self._emit(events, Event(EventKind.HU, winner, tuple(arrangement.cards),
+        self._emit(Event(EventKind.HU, winner, tuple(arrangement.cards),
                                  detail=str(arrangement)))
         self._finish()
 
-    def _end_drawn(self, events: list[Event]) -> None:
+    def _end_drawn(self) -> None:
         paid = payout(Huangzhuang(self.dealer), self.rules)
         self.result = HandResult(EndReason.HUANGZHUANG, points=paid.points, beans=paid.beans,
                                  xingjia_points=paid.xingjia_points)
@@ -925,10 +944,9 @@ class Hand:
         paid = payout(Taopao(seat, h), self.rules)
         self.result = HandResult(EndReason.ESCAPE, points=paid.points, beans=paid.beans,
                                  xingjia_points=paid.xingjia_points, leaver=seat)
-        events: list[Event] = []
-        self._emit(events, Event(EventKind.ESCAPE, seat, detail=f"H={h}"))
+        self._emit(Event(EventKind.ESCAPE, seat, detail=f"H={h}"))
         self._finish()
-        return events
+        return self.events[-1:]
 
     # ---- inspection ----------------------------------------------------------------
 
