@@ -64,6 +64,8 @@ __all__ = [
     "can_hu",
     "clear_prefilter_cache",
     "hand_facts",
+    "isolated_allow",
+    "isolated_cards",
     "may_win",
     "may_win_on",
     "partial_huxi_counts",
@@ -489,11 +491,11 @@ class WinFacts(NamedTuple):
     """Free cards held once that no other free card could share a group with."""
 
 
-def _isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
+def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
     """Free hand cards held once that no other free hand card could group with.
 
     >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards
-    >>> format_cards(_isolated_cards(counts_of(parse_cards("一二 五 九 玖 拾拾拾"))))
+    >>> format_cards(isolated_cards(counts_of(parse_cards("一二 五 九 玖 拾拾拾"))))
     '五'
     """
     isolated = []
@@ -519,7 +521,7 @@ def _hand_facts(hand: Sequence[int], table: HuxiTable) -> WinFacts:
                 locked += table.identical[_TI][i]
                 ti += 1
     return WinFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
-                      tuple(free), _isolated_cards(hand))
+                      tuple(free), isolated_cards(hand))
 
 
 _facts_memos: dict[str, dict[tuple[int, ...], WinFacts]] = {
@@ -580,7 +582,7 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     >>> may_win(hand, [], Card.parse("拾"), 15), may_win(hand, [], Card.parse("拾"), 19)
     (True, False)
     >>> hand = counts_of(parse_cards("壹贰叁 壹贰叁 壹贰叁 肆伍陆 肆伍陆 拾拾拾 三 十"))
-    >>> format_cards(_isolated_cards(hand))  # 壹贰叁 and 拾 are 坎: 三 and 十 group with nothing
+    >>> format_cards(isolated_cards(hand))  # 壹贰叁 and 拾 are 坎: 三 and 十 group with nothing
     '三十'
     >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])
     '二'
@@ -599,6 +601,22 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
                 table_grows = True
     return may_win_on(hand_facts(hand, table), hand, card, table_cards, table_pao_ti,
                       table_huxi, table_grows, min_huxi, table)
+
+
+def isolated_allow(isolated: tuple[int, ...], card: int) -> bool:
+    """Whether every isolated card (:func:`isolated_cards`) can end in a group with ``card``
+    or be paired by it: at most two of them, and ``card`` a partner of each (or the card
+    itself, when there is one). The second check of :func:`may_win`.
+
+    >>> isolated_allow((), 3), isolated_allow((4,), 4), isolated_allow((4,), 9)
+    (True, True, False)
+    """
+    if not isolated:
+        return True
+    if len(isolated) == 1:
+        return card == isolated[0] or card in _PARTNER_SETS[isolated[0]]
+    return len(isolated) == 2 and card in _PARTNER_SETS[isolated[0]] \
+        and card in _PARTNER_SETS[isolated[1]]
 
 
 def hand_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
@@ -620,14 +638,8 @@ def may_win_on(facts: WinFacts, hand: Sequence[int], card: int, table_cards: int
     """:func:`may_win` from the hand's :func:`hand_facts` and the table groups' totals:
     their cards, their 跑/提, their 胡息, and whether one of them grows with ``card``
     (a table 偎/臭偎/碰 of it), as a caller that keeps running totals knows them."""
-    isolated = facts.isolated
-    if isolated:
-        if len(isolated) == 1:
-            if card != isolated[0] and card not in _PARTNER_SETS[isolated[0]]:
-                return False
-        elif len(isolated) > 2 or card not in _PARTNER_SETS[isolated[0]] \
-                or card not in _PARTNER_SETS[isolated[1]]:
-            return False
+    if facts.isolated and not isolated_allow(facts.isolated, card):
+        return False
     if not may_form_menzi(facts.cards + 1 + table_cards, facts.ti + table_pao_ti):
         return False
     qq = table is QQ_HUXI

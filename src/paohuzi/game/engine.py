@@ -50,6 +50,8 @@ from paohuzi.core.solver import (
     WinFacts,
     best_partial_huxi,
     hand_facts,
+    isolated_allow,
+    isolated_cards,
     may_win_on,
     solve_counts,
     solve_tianhu,
@@ -140,7 +142,7 @@ class SeatState:
     the running totals (cards owned, table 胡息, 跑/提 count) exact.
     """
 
-    __slots__ = ("_facts", "_identical", "chou", "chouhu", "declined_peng", "hand", "melds",
+    __slots__ = ("_facts", "_identical", "_isolated", "_isolated_version", "chou", "chouhu", "declined_peng", "hand", "melds",
                  "owned", "pao_ti", "pile", "table_huxi", "version", "xianggong")
 
     def __init__(self, hand: list[int]) -> None:
@@ -162,6 +164,9 @@ class SeatState:
         """Bumped whenever the hand or the table changes (a key for callers' caches)."""
         self._facts: tuple[int, HuxiTable, WinFacts] | None = None
         """The win prefilter's facts of the hand, with the version and table they are of."""
+        self._isolated: tuple[int, ...] = ()
+        self._isolated_version = -1
+        """The hand's isolated cards (the prefilter's first check), and of which version."""
 
     @classmethod
     def restore(cls, hand: Sequence[int], melds: Iterable[Group] = (), *,
@@ -251,7 +256,13 @@ class SeatState:
 
     def may_win(self, card: int, min_huxi: int, table: HuxiTable) -> bool:
         """:func:`~paohuzi.core.solver.may_win` of this seat on ``card``, from the running
-        totals and the hand's facts (worked out once per version of the hand)."""
+        totals and the hand's facts (worked out once per version of the hand, its isolated
+        cards first: they rule most cards out)."""
+        if self._isolated_version != self.version:
+            self._isolated = isolated_cards(self.hand)
+            self._isolated_version = self.version
+        if not isolated_allow(self._isolated, card):
+            return False
         cached = self._facts
         if cached is not None and cached[0] == self.version and cached[1] is table:
             facts = cached[2]
@@ -268,7 +279,7 @@ _DISCARDS = [Discard(card) for card in ALL_CARDS]
 
 
 _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
-_PENG_KIND = (GroupKind.PENG,)
+_SELF, _OTHER = Source.SELF, Source.OTHER
 
 
 @dataclass(slots=True)
@@ -681,43 +692,19 @@ class Hand:
         drawn = context is ClaimContext.DRAW
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
+        order = self._orders[owner]
         if drawn and self._winnable(last):  # 1. 胡, drawer first (§4.1: never on a discard)
-            for seat in self.order_from(owner):
-                win = self._win_check(seat, card, Source.SELF if seat == owner else Source.OTHER)
-                if win is not None:
-                    wins[seat] = win
-                    options[seat] = [_HU]
+            for seat in order:
+                self._offer_win(options, wins, seat, card, _SELF if seat == owner else _OTHER)
         elif not drawn and self.rules.win_on_discard:  # §9.1: 胡 on another's discard
-            for seat in self.order_from(owner)[1:]:
-                win = self._win_check(seat, card, Source.OTHER)
-                if win is not None:
-                    wins[seat] = win
-                    options[seat] = [_HU]
-        forced_pao = None  # 2. 跑 (forced)
-        peng_seat = None
-        for seat in self.order_from(owner):
-            st = self.seats[seat]
-            held = st.hand[card]
-            if seat != owner:
-                if held == 3 or st.meld_of(card, _WEI_KINDS) is not None:
-                    forced_pao = seat
-                elif held == 2 and not (self.rules.chou_blocks_peng and card in st.chou):
-                    peng_seat = seat
-            if drawn and st.meld_of(card, _PENG_KIND) is not None:
-                forced_pao = seat
+            for seat in order[1:]:
+                self._offer_win(options, wins, seat, card, _OTHER)
+        forced_pao = self._forced_pao(card, owner, drawn)  # 2. 跑 (forced)
         if forced_pao is None:
-            if peng_seat is not None:  # 3. 碰 (one seat at most can hold a pair of it)
-                options.setdefault(peng_seat, []).append(_PENG)
-            eaters = [owner, self.next_seat(owner)] if drawn else [self.next_seat(owner)]
-            for seat in eaters:  # 4. 吃
-                st = self.seats[seat]
-                if card in st.chou:
-                    continue
-                plans = _chi_actions(st.hand, card)
-                if plans:
-                    options.setdefault(seat, []).extend(plans)
-        for seat in options:
-            options[seat].append(_PASS)
+            self._offer_peng(options, card, owner)  # 3. 碰
+            self._offer_chi(options, card, (owner, order[1]) if drawn else order[1:2])  # 4. 吃
+        for opts in options.values():
+            opts.append(_PASS)
         dihu = not drawn and owner == self.dealer and self._dealer_discards == 1
         self.claim = Claim(card, owner, context, options, forced_pao=forced_pao, wins=wins,
                            last=last, dihu=dihu)
@@ -725,6 +712,45 @@ class Hand:
         self._claim_point()
         if not options:
             self._resolve()
+
+    def _offer_win(self, options: dict[int, list[Action]], wins: dict[int, Arrangement],
+                   seat: int, card: int, source: Source) -> None:
+        win = self._win_check(seat, card, source)
+        if win is not None:
+            wins[seat] = win
+            options[seat] = [_HU]
+
+    def _forced_pao(self, card: int, owner: int, drawn: bool) -> int | None:
+        """The seat that must 跑 ``card`` (§4.2), if any: another seat holding a 坎 of it
+        or a table 偎; on a drawn card, a seat (the drawer too) with a table 碰 of it."""
+        forced = None
+        for seat in self._orders[owner]:
+            st = self.seats[seat]
+            kind = st.identical_kind(card)
+            if seat != owner and (st.hand[card] == 3 or kind in _WEI_KINDS):
+                forced = seat
+            if drawn and kind is GroupKind.PENG:
+                forced = seat
+        return forced
+
+    def _offer_peng(self, options: dict[int, list[Action]], card: int, owner: int) -> None:
+        """碰 for the seat holding a pair of ``card`` (one seat at most can), unless 臭."""
+        for seat in self._orders[owner][1:]:
+            st = self.seats[seat]
+            if st.hand[card] == 2:
+                if not (self.rules.chou_blocks_peng and card in st.chou):
+                    options.setdefault(seat, []).append(_PENG)
+                return
+
+    def _offer_chi(self, options: dict[int, list[Action]], card: int,
+                   eaters: Sequence[int]) -> None:
+        for seat in eaters:
+            st = self.seats[seat]
+            if card in st.chou:
+                continue
+            plans = _chi_actions(st.hand, card)
+            if plans:
+                options.setdefault(seat, []).extend(plans)
 
     # ---- the validation path -------------------------------------------------------
 
@@ -817,18 +843,9 @@ class Hand:
                 self._pao(claim.forced_pao, card)
                 self._after_intake(claim.forced_pao)
             else:
-                self.seats[claim.seat].pile.append(card)
-                self._emit(Event(EventKind.TO_PILE, claim.seat, (card,)))
-                self._draw(self.next_seat(claim.seat))
+                self._to_pile(claim.seat, card)
             return
-        winner = next((s for s in self.order_from(claim.seat)
-                       if isinstance(answers.get(s), Hu)), None)
-        # 臭胡: a seat that could win and did not (§4.5).
-        for seat in claim.wins:
-            if seat != winner and not isinstance(answers.get(seat), Hu):
-                self.seats[seat].chouhu[card] = self.seats[seat].table_huxi
-        if winner is not None:
-            self._win_on_claim(claim, winner)
+        if claim.wins and self._resolve_wins(claim):
             return
         if claim.context is ClaimContext.LIANGZHANG:
             self.claim = None
@@ -838,22 +855,11 @@ class Hand:
             self.claim = None
             self._after_intake(claim.seat)
             return
-        taker: int | None = None
-        if claim.forced_pao is not None:
-            taker = claim.forced_pao
+        taker = claim.forced_pao
+        if taker is not None:
             self._pao(taker, card)
         else:
-            peng_seat = next((s for s, a in answers.items() if isinstance(a, Peng)), None)
-            chi_seat = next((s for s in self.order_from(claim.seat)
-                             if isinstance(answers.get(s), Chi)), None)
-            if peng_seat is not None:
-                taker = peng_seat
-                self._peng(peng_seat, card)
-            elif chi_seat is not None:
-                taker = chi_seat
-                chi = answers[chi_seat]
-                assert isinstance(chi, Chi)
-                self._chi(chi_seat, card, chi)
+            taker = self._take(claim)
         # §4.5 (b): passing on a 吃/碰 makes the card 臭; being pre-empted does not.
         for seat, action in answers.items():
             if isinstance(action, Pass):
@@ -865,11 +871,44 @@ class Hand:
         self.claim = None
         self.in_play = None
         if taker is None:
-            self.seats[claim.seat].pile.append(card)
-            self._emit(Event(EventKind.TO_PILE, claim.seat, (card,)))
-            self._draw(self.next_seat(claim.seat))
+            self._to_pile(claim.seat, card)
         else:
             self._after_intake(taker)
+
+    def _to_pile(self, seat: int, card: Card) -> None:
+        """Nobody took ``card``: it goes to ``seat``'s pile and his 下家 draws."""
+        self.seats[seat].pile.append(card)
+        self._emit(Event(EventKind.TO_PILE, seat, (card,)))
+        self._draw(self.next_seat(seat))
+
+    def _resolve_wins(self, claim: Claim) -> bool:
+        """A 胡 answered wins (the first in priority order); whoever could win and did not
+        gets a 臭胡 (§4.5). Whether the hand was won."""
+        answers = claim.answers
+        winner = next((s for s in self._orders[claim.seat] if isinstance(answers.get(s), Hu)),
+                      None)
+        for seat in claim.wins:
+            if seat != winner and not isinstance(answers.get(seat), Hu):
+                self.seats[seat].chouhu[claim.card] = self.seats[seat].table_huxi
+        if winner is None:
+            return False
+        self._win_on_claim(claim, winner)
+        return True
+
+    def _take(self, claim: Claim) -> int | None:
+        """Apply an answered 碰 (before any 吃), else the first 吃 in priority order; the
+        seat that took the card, if any."""
+        answers = claim.answers
+        for seat, action in answers.items():
+            if isinstance(action, Peng):
+                self._peng(seat, claim.card)
+                return seat
+        for seat in self._orders[claim.seat]:
+            action = answers.get(seat)
+            if isinstance(action, Chi):
+                self._chi(seat, claim.card, action)
+                return seat
+        return None
 
     def _pao(self, seat: int, card: Card) -> None:
         st = self.seats[seat]
