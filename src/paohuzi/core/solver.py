@@ -66,6 +66,7 @@ __all__ = [
     "hand_facts",
     "isolated_allow",
     "isolated_cards",
+    "isolated_mask",
     "may_win",
     "may_win_on",
     "partial_huxi_counts",
@@ -611,12 +612,23 @@ def isolated_allow(isolated: tuple[int, ...], card: int) -> bool:
     >>> isolated_allow((), 3), isolated_allow((4,), 4), isolated_allow((4,), 9)
     (True, True, False)
     """
+    return bool(isolated_mask(isolated) >> card & 1)
+
+
+def isolated_mask(isolated: tuple[int, ...]) -> int:
+    """The cards :func:`isolated_allow` lets through, as bits (bit ``c``: card ``c``).
+
+    >>> from paohuzi.core.cards import format_cards
+    >>> format_cards(c for c in range(20) if isolated_mask((4,)) >> c & 1)  # 五: 三四五六七, 伍
+    '三四五六七伍'
+    """
     if not isolated:
-        return True
+        return _ALL_CARDS_MASK
     if len(isolated) == 1:
-        return card == isolated[0] or card in _PARTNER_SETS[isolated[0]]
-    return len(isolated) == 2 and card in _PARTNER_SETS[isolated[0]] \
-        and card in _PARTNER_SETS[isolated[1]]
+        return _PARTNER_MASKS[isolated[0]] | 1 << isolated[0]
+    if len(isolated) == 2:
+        return _PARTNER_MASKS[isolated[0]] & _PARTNER_MASKS[isolated[1]]
+    return 0
 
 
 def hand_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
@@ -654,4 +666,5 @@ def may_win_on(facts: WinFacts, hand: Sequence[int], card: int, table_cards: int
 
 
 _PARTNERS: Final = tuple(partners(c) for c in range(KINDS))
-_PARTNER_SETS: Final = tuple(frozenset(p) for p in _PARTNERS)
+_PARTNER_MASKS: Final = tuple(sum(1 << d for d in set(p)) for p in _PARTNERS)
+_ALL_CARDS_MASK: Final = (1 << KINDS) - 1

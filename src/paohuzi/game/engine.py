@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
@@ -50,8 +50,8 @@ from paohuzi.core.solver import (
     WinFacts,
     best_partial_huxi,
     hand_facts,
-    isolated_allow,
     isolated_cards,
+    isolated_mask,
     may_win_on,
     solve_counts,
     solve_tianhu,
@@ -142,8 +142,9 @@ class SeatState:
     the running totals (cards owned, table 胡息, 跑/提 count) exact.
     """
 
-    __slots__ = ("_facts", "_identical", "_isolated", "_isolated_version", "chou", "chouhu", "declined_peng", "hand", "melds",
-                 "owned", "pao_ti", "pile", "table_huxi", "version", "xianggong")
+    __slots__ = ("_facts", "_identical", "_mask_version", "_may_win_mask", "chou", "chouhu",
+                 "declined_peng", "hand", "melds", "owned", "pao_ti", "pile", "table_huxi",
+                 "version", "xianggong")
 
     def __init__(self, hand: list[int]) -> None:
         self.hand = hand
@@ -164,9 +165,10 @@ class SeatState:
         """Bumped whenever the hand or the table changes (a key for callers' caches)."""
         self._facts: tuple[int, HuxiTable, WinFacts] | None = None
         """The win prefilter's facts of the hand, with the version and table they are of."""
-        self._isolated: tuple[int, ...] = ()
-        self._isolated_version = -1
-        """The hand's isolated cards (the prefilter's first check), and of which version."""
+        self._may_win_mask = 0
+        self._mask_version = -1
+        """The cards the prefilter's isolated-card check lets through (bits), and of which
+        version of the hand."""
 
     @classmethod
     def restore(cls, hand: Sequence[int], melds: Iterable[Group] = (), *,
@@ -258,10 +260,10 @@ class SeatState:
         """:func:`~paohuzi.core.solver.may_win` of this seat on ``card``, from the running
         totals and the hand's facts (worked out once per version of the hand, its isolated
         cards first: they rule most cards out)."""
-        if self._isolated_version != self.version:
-            self._isolated = isolated_cards(self.hand)
-            self._isolated_version = self.version
-        if not isolated_allow(self._isolated, card):
+        if self._mask_version != self.version:
+            self._may_win_mask = isolated_mask(isolated_cards(self.hand))
+            self._mask_version = self.version
+        if not self._may_win_mask >> card & 1:
             return False
         cached = self._facts
         if cached is not None and cached[0] == self.version and cached[1] is table:
@@ -280,6 +282,33 @@ _DISCARDS = [Discard(card) for card in ALL_CARDS]
 
 _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
 _SELF, _OTHER = Source.SELF, Source.OTHER
+
+
+# Enum members the hot paths use, bound once (a member lookup on its class is slow on 3.11).
+_DISCARDING: Final = Phase.DISCARD
+_CLAIMING: Final = Phase.CLAIM
+_ENDED: Final = Phase.ENDED
+_ON_DRAW: Final = ClaimContext.DRAW
+_ON_DISCARD: Final = ClaimContext.DISCARD
+_ON_OWN: Final = ClaimContext.OWN
+_ON_LIANGZHANG: Final = ClaimContext.LIANGZHANG
+_TI: Final = GroupKind.TI
+_PENG_GROUP: Final = GroupKind.PENG
+_PAO: Final = GroupKind.PAO
+_WEI: Final = GroupKind.WEI
+_CHOUWEI: Final = GroupKind.CHOUWEI
+_EV_DRAW: Final = EventKind.DRAW
+_EV_SHOW: Final = EventKind.SHOW
+_EV_DISCARD: Final = EventKind.DISCARD
+_EV_TO_PILE: Final = EventKind.TO_PILE
+_EV_PENG: Final = EventKind.PENG
+_EV_CHI: Final = EventKind.CHI
+_EV_PAO: Final = EventKind.PAO
+_EV_TI: Final = EventKind.TI
+_EV_WEI: Final = EventKind.WEI
+_EV_CHOUWEI: Final = EventKind.CHOUWEI
+_EV_NO_DISCARD: Final = EventKind.NO_DISCARD
+_EV_XIANGGONG: Final = EventKind.XIANGGONG
 
 
 @dataclass(slots=True)
@@ -383,7 +412,7 @@ class Hand:
         self.liangzhang_pending = not rules.liangzhang_shown
         """The hidden 21st card (§9.1) is not yet in the dealer's hand (nor in play)."""
         self._dealer_discards = 0
-        self.phase = Phase.CLAIM
+        self.phase = _CLAIMING
         self.turn = self.dealer
         self.claim: Claim | None = None
         self.result: HandResult | None = None
@@ -440,10 +469,10 @@ class Hand:
         hand.actions = []
         hand.claim = None
         hand.turn = turn
-        hand.phase = Phase.DISCARD
+        hand.phase = _DISCARDING
         if shown is not None:
             card, seat, context = shown
-            if context not in (ClaimContext.DISCARD, ClaimContext.DRAW):
+            if context not in (_ON_DISCARD, _ON_DRAW):
                 raise PositionError(f"a resumed hand shows a discarded or drawn card, "
                                     f"not a {context!r} one")
             hand.in_play = card
@@ -454,7 +483,7 @@ class Hand:
             raise CardCountError("the position holds more than 4 copies of a card")
         if shown is not None:
             hand._open_claim(card, seat, ClaimContext(context),
-                            context == ClaimContext.DRAW and not wall)
+                            context == _ON_DRAW and not wall)
         return hand
 
     def _copies_over_four(self) -> bool:
@@ -513,13 +542,13 @@ class Hand:
 
     @property
     def ended(self) -> bool:
-        return self.phase is Phase.ENDED
+        return self.phase is _ENDED
 
     def pending_seats(self) -> list[int]:
         """The seats whose decision the hand waits for, in priority order."""
-        if self.phase is Phase.DISCARD:
+        if self.phase is _DISCARDING:
             return [self.turn]
-        if self.phase is Phase.CLAIM and self.claim is not None:
+        if self.phase is _CLAIMING and self.claim is not None:
             return [s for s in self.order_from(self.claim.seat)
                     if s in self.claim.options and s not in self.claim.answers]
         return []
@@ -560,9 +589,9 @@ class Hand:
                 options[seat] = [Hu(), Pass()]
                 wins[seat] = win
         if options:
-            self.claim = Claim(self.liangzhang, self.dealer, ClaimContext.LIANGZHANG, options,
+            self.claim = Claim(self.liangzhang, self.dealer, _ON_LIANGZHANG, options,
                                wins=wins)
-            self.phase = Phase.CLAIM
+            self.phase = _CLAIMING
             self._claim_point()
             return
         self._claim_point()
@@ -596,8 +625,8 @@ class Hand:
             for c in range(KINDS):
                 if st.hand[c] == 4:
                     st.take(c, 4)
-                    st.lay(Group.identical(GroupKind.TI, c, self.table), 4)
-                    self._emit(Event(EventKind.TI, seat, (ALL_CARDS[c],), detail="dealt"))
+                    st.lay(Group.identical(_TI, c, self.table), 4)
+                    self._emit(Event(_EV_TI, seat, (ALL_CARDS[c],), detail="dealt"))
         # §3.6 the dealer discards unless the discard rule says he has no extra card.
         self._after_intake(self.dealer)
 
@@ -608,14 +637,14 @@ class Hand:
         st = self.seats[seat]
         if st.must_discard():
             if any(0 < n <= 2 for n in st.hand):
-                self.phase = Phase.DISCARD
+                self.phase = _DISCARDING
                 self.turn = seat
                 self.claim = None
                 return
             st.xianggong = True  # §4.4 [decision] 相公: only 坎 cards, cannot discard
-            self._emit(Event(EventKind.XIANGGONG, seat))
+            self._emit(Event(_EV_XIANGGONG, seat))
         else:
-            self._emit(Event(EventKind.NO_DISCARD, seat))
+            self._emit(Event(_EV_NO_DISCARD, seat))
         self._draw(self.next_seat(seat))
 
     def _draw(self, seat: int) -> None:
@@ -627,18 +656,18 @@ class Hand:
         last = not self.wall
         st = self.seats[seat]
         self.turn = seat
-        self._emit(Event(EventKind.DRAW, seat, (card,), private=True))
+        self._emit(Event(_EV_DRAW, seat, (card,), private=True))
         wei_index = st.meld_of(card, _WEI_KINDS)
         if st.hand[card] == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
             win = self._win_check(seat, card, Source.SELF) if self._winnable(last) else None
             if st.hand[card] == 3:
                 st.take(card, 3)
-                st.lay(Group.identical(GroupKind.TI, card, self.table), 4)
+                st.lay(Group.identical(_TI, card, self.table), 4)
             else:
                 assert wei_index is not None
-                st.grow(wei_index, Group.identical(GroupKind.TI, card, self.table))
-            self._emit(Event(EventKind.TI, seat, (card,)))
+                st.grow(wei_index, Group.identical(_TI, card, self.table))
+            self._emit(Event(_EV_TI, seat, (card,)))
             self._own_claim(seat, card, win, last)
             return
         if st.hand[card] == 2:
@@ -646,23 +675,23 @@ class Hand:
             win = self._win_check(seat, card, Source.SELF) if self._winnable(last) else None
             st.take(card, 2)
             chou = card in st.declined_peng
-            kind = GroupKind.CHOUWEI if chou else GroupKind.WEI
+            kind = _CHOUWEI if chou else _WEI
             st.lay(Group.identical(kind, card, self.table), 3)
-            event = EventKind.CHOUWEI if chou else EventKind.WEI
+            event = _EV_CHOUWEI if chou else _EV_WEI
             self._emit(Event(event, seat, (card,) * 3, private=not chou))
             self._own_claim(seat, card, win, last)
             return
-        self._emit(Event(EventKind.SHOW, seat, (card,)))
+        self._emit(Event(_EV_SHOW, seat, (card,)))
         self.in_play = card
-        self._open_claim(card, seat, ClaimContext.DRAW, last)
+        self._open_claim(card, seat, _ON_DRAW, last)
 
     def _own_claim(self, seat: int, card: Card,
                    win: Arrangement | None, last: bool) -> None:
         if win is not None:
-            self.claim = Claim(card, seat, ClaimContext.OWN, {seat: [Hu(), Pass()]},
+            self.claim = Claim(card, seat, _ON_OWN, {seat: [Hu(), Pass()]},
                                wins={seat: win},
                                last=last)
-            self.phase = Phase.CLAIM
+            self.phase = _CLAIMING
             self._claim_point()
             return
         self._claim_point()
@@ -675,30 +704,25 @@ class Hand:
     def _win_check(self, seat: int, card: int, source: Source) -> Arrangement | None:
         """The winning arrangement of ``seat`` on ``card``, or None (§6.1 conditions)."""
         st = self.seats[seat]
-        if st.xianggong:
+        if st.xianggong or st.chouhu.get(card) == st.table_huxi:  # 相公 (§4.4), 臭胡 (§4.5)
             return None
-        if st.chouhu.get(card) == st.table_huxi:  # §4.5 臭胡
+        if self.use_filters and not st.may_win(card, self.rules.min_huxi, self.table):
             return None
         if win_barred(self.rules, st.hand, st.melds, card, source, dealer=seat == self.dealer):
             return None  # §9 changde option: no win on a card he would 提 or 偎
-        if self.use_filters and not st.may_win(card, self.rules.min_huxi, self.table):
-            return None
         return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,
                             trusted=True, dealer=seat == self.dealer, table=self.table)
 
     def _open_claim(self, card: Card, owner: int, context: ClaimContext,
                     last: bool) -> None:
         """``owner`` shows a card (discarded or drawn): find every seat's options (§4.1, §4.2)."""
-        drawn = context is ClaimContext.DRAW
+        drawn = context is _ON_DRAW
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
         order = self._orders[owner]
-        if drawn and self._winnable(last):  # 1. 胡, drawer first (§4.1: never on a discard)
-            for seat in order:
-                self._offer_win(options, wins, seat, card, _SELF if seat == owner else _OTHER)
-        elif not drawn and self.rules.win_on_discard:  # §9.1: 胡 on another's discard
-            for seat in order[1:]:
-                self._offer_win(options, wins, seat, card, _OTHER)
+        # 1. 胡: on a drawn card, drawer first (§4.1: never on a discard, but §9.1)
+        if self._winnable(last) if drawn else self.rules.win_on_discard:
+            self._offer_wins(options, wins, card, owner, order if drawn else order[1:])
         forced_pao = self._forced_pao(card, owner, drawn)  # 2. 跑 (forced)
         if forced_pao is None:
             self._offer_peng(options, card, owner)  # 3. 碰
@@ -708,17 +732,18 @@ class Hand:
         dihu = not drawn and owner == self.dealer and self._dealer_discards == 1
         self.claim = Claim(card, owner, context, options, forced_pao=forced_pao, wins=wins,
                            last=last, dihu=dihu)
-        self.phase = Phase.CLAIM
+        self.phase = _CLAIMING
         self._claim_point()
         if not options:
             self._resolve()
 
-    def _offer_win(self, options: dict[int, list[Action]], wins: dict[int, Arrangement],
-                   seat: int, card: int, source: Source) -> None:
-        win = self._win_check(seat, card, source)
-        if win is not None:
-            wins[seat] = win
-            options[seat] = [_HU]
+    def _offer_wins(self, options: dict[int, list[Action]], wins: dict[int, Arrangement],
+                    card: int, owner: int, seats: Sequence[int]) -> None:
+        for seat in seats:
+            win = self._win_check(seat, card, _SELF if seat == owner else _OTHER)
+            if win is not None:
+                wins[seat] = win
+                options[seat] = [_HU]
 
     def _forced_pao(self, card: int, owner: int, drawn: bool) -> int | None:
         """The seat that must 跑 ``card`` (§4.2), if any: another seat holding a 坎 of it
@@ -729,7 +754,7 @@ class Hand:
             kind = st.identical_kind(card)
             if seat != owner and (st.hand[card] == 3 or kind in _WEI_KINDS):
                 forced = seat
-            if drawn and kind is GroupKind.PENG:
+            if drawn and kind is _PENG_GROUP:
                 forced = seat
         return forced
 
@@ -756,11 +781,11 @@ class Hand:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty when nothing is asked of it)."""
-        if self.phase is Phase.DISCARD and seat == self.turn:
+        if self.phase is _DISCARDING and seat == self.turn:
             st = self.seats[seat]
             return [_DISCARDS[c] for c, n in enumerate(st.hand) if 0 < n <= 2]
         claim = self.claim
-        if self.phase is Phase.CLAIM and claim is not None and seat in claim.options \
+        if self.phase is _CLAIMING and claim is not None and seat in claim.options \
                 and seat not in claim.answers:
             return list(claim.options[seat])
         return []
@@ -771,9 +796,9 @@ class Hand:
             raise IllegalActionError(f"there is no seat {seat!r}")
         if not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
-        if self.phase is Phase.ENDED:
+        if self.phase is _ENDED:
             raise IllegalActionError("the hand has ended")
-        if self.phase is Phase.DISCARD:
+        if self.phase is _DISCARDING:
             if seat != self.turn:
                 raise IllegalActionError(f"seat {seat} may not act: seat {self.turn} discards")
             if not isinstance(action, Discard):
@@ -791,7 +816,7 @@ class Hand:
             raise IllegalActionError(f"seat {seat} has no decision on {claim.card.text}")
         if seat in claim.answers:
             raise IllegalActionError(f"seat {seat} has already answered")
-        if action not in claim.options[seat]:
+        if not _offered(action, claim.options[seat]):
             allowed = ", ".join(a.text for a in claim.options[seat])
             raise IllegalActionError(f"seat {seat} may not {action.text} on "
                                      f"{claim.card.text}; allowed: {allowed}")
@@ -809,7 +834,7 @@ class Hand:
         self.verify(seat, action)
         self.actions.append((seat, action))
         start = len(self.events)
-        if self.phase is Phase.DISCARD:
+        if self.phase is _DISCARDING:
             assert isinstance(action, Discard)
             self._discard(seat, action.card)
             return self.events[start:]
@@ -829,8 +854,8 @@ class Hand:
         if seat == self.dealer:
             self._dealer_discards += 1
         self.in_play = card
-        self._emit(Event(EventKind.DISCARD, seat, (card,)))
-        self._open_claim(card, seat, ClaimContext.DISCARD, False)
+        self._emit(Event(_EV_DISCARD, seat, (card,)))
+        self._open_claim(card, seat, _ON_DISCARD, False)
 
     def _resolve(self) -> None:
         claim = self.claim
@@ -847,11 +872,11 @@ class Hand:
             return
         if claim.wins and self._resolve_wins(claim):
             return
-        if claim.context is ClaimContext.LIANGZHANG:
+        if claim.context is _ON_LIANGZHANG:
             self.claim = None
             self._after_liangzhang()
             return
-        if claim.context is ClaimContext.OWN:
+        if claim.context is _ON_OWN:
             self.claim = None
             self._after_intake(claim.seat)
             return
@@ -878,7 +903,7 @@ class Hand:
     def _to_pile(self, seat: int, card: Card) -> None:
         """Nobody took ``card``: it goes to ``seat``'s pile and his 下家 draws."""
         self.seats[seat].pile.append(card)
-        self._emit(Event(EventKind.TO_PILE, seat, (card,)))
+        self._emit(Event(_EV_TO_PILE, seat, (card,)))
         self._draw(self.next_seat(seat))
 
     def _resolve_wins(self, claim: Claim) -> bool:
@@ -904,9 +929,9 @@ class Hand:
                 self._peng(seat, claim.card)
                 return seat
         for seat in self._orders[claim.seat]:
-            action = answers.get(seat)
-            if isinstance(action, Chi):
-                self._chi(seat, claim.card, action)
+            chi = answers.get(seat)
+            if isinstance(chi, Chi):
+                self._chi(seat, claim.card, chi)
                 return seat
         return None
 
@@ -914,17 +939,17 @@ class Hand:
         st = self.seats[seat]
         index = st.meld_of(card, GROWABLE)
         if index is not None:
-            st.grow(index, Group.identical(GroupKind.PAO, card, self.table))
+            st.grow(index, Group.identical(_PAO, card, self.table))
         else:
             st.take(card, 3)
-            st.lay(Group.identical(GroupKind.PAO, card, self.table), 4)
-        self._emit(Event(EventKind.PAO, seat, (card,) * 4))
+            st.lay(Group.identical(_PAO, card, self.table), 4)
+        self._emit(Event(_EV_PAO, seat, (card,) * 4))
 
     def _peng(self, seat: int, card: Card) -> None:
         st = self.seats[seat]
         st.take(card, 2)
-        st.lay(Group.identical(GroupKind.PENG, card, self.table), 3)
-        self._emit(Event(EventKind.PENG, seat, (card,) * 3))
+        st.lay(Group.identical(_PENG_GROUP, card, self.table), 3)
+        self._emit(Event(_EV_PENG, seat, (card,) * 3))
 
     def _chi(self, seat: int, card: Card, chi: Chi) -> None:
         st = self.seats[seat]
@@ -938,13 +963,13 @@ class Hand:
         for g in chi.bi:
             st.lay(g.scored_by(self.table), 3)
         cards = tuple(c for g in (chi.eat, *chi.bi) for c in g.cards)
-        self._emit(Event(EventKind.CHI, seat, cards, detail=chi.text))
+        self._emit(Event(_EV_CHI, seat, cards, detail=chi.text))
 
     def _win_on_claim(self, claim: Claim, winner: int) -> None:
-        if claim.context is ClaimContext.LIANGZHANG:
+        if claim.context is _ON_LIANGZHANG:
             source = Source.LIANGZHANG
         else:
-            own = claim.context is ClaimContext.OWN or winner == claim.seat
+            own = claim.context is _ON_OWN or winner == claim.seat
             source = Source.SELF if own else Source.OTHER
         dihu = claim.dihu and winner == self.next_seat(self.dealer)
         ctx = win_context(source, dealer=winner == self.dealer, last=claim.last, dihu=dihu)
@@ -969,12 +994,12 @@ class Hand:
         self._finish()
 
     def _finish(self) -> None:
-        self.phase = Phase.ENDED
+        self.phase = _ENDED
         self.claim = None
 
     def escape(self, seat: int) -> list[Event]:
         """逃跑: ``seat`` leaves mid-hand and pays the §7.4 penalty; the hand ends."""
-        if self.phase is Phase.ENDED:
+        if self.phase is _ENDED:
             raise IllegalActionError("the hand has ended")
         if not 0 <= seat < self.players:
             raise IllegalActionError(f"there is no seat {seat!r}")
@@ -1008,6 +1033,15 @@ class Hand:
                                                           key=lambda kv: kv[0]))),
             None if self.result is None else repr(self.result.to_json()),
         )
+
+
+def _offered(action: Action, options: list[Action]) -> bool:
+    """Whether ``action`` is one of ``options``: the very object (what ``legal_actions``
+    handed out) found first, an equal one otherwise (a parsed action)."""
+    for option in options:
+        if option is action:
+            return True
+    return action in options
 
 
 _chi_memo: dict[int, tuple[Chi, ...]] = {}
