@@ -68,12 +68,14 @@ __all__ = [
     "isolated_cards",
     "isolated_mask",
     "may_win",
+    "may_win_mask",
     "may_win_on",
     "partial_huxi_counts",
     "solve",
     "solve_counts",
     "solve_tianhu",
     "tianhu_kind",
+    "tianhu_kind_counts",
     "waits",
     "win_barred",
 ]
@@ -427,9 +429,13 @@ def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> TianhuKind 
     3 or more 提, or 5 or more 提 and 坎 together (a 提 counts as a 坎).
     ``melds`` may hold 提 already laid down.
     """
-    counts = counts_of(hand)
-    ti = sum(1 for n in counts if n == 4) + sum(1 for m in melds if m.kind is GroupKind.TI)
-    kan = sum(1 for n in counts if n == 3)
+    return tianhu_kind_counts(counts_of(hand), melds)
+
+
+def tianhu_kind_counts(counts: Sequence[int], melds: Sequence[Group] = ()) -> TianhuKind | None:
+    """:func:`tianhu_kind` of a hand given as a count vector."""
+    ti = counts.count(4) + sum(1 for m in melds if m.kind is GroupKind.TI)
+    kan = counts.count(3)
     if ti >= 3:
         return TianhuKind.SAN_TI
     if ti + kan >= 5:
@@ -663,6 +669,36 @@ def may_win_on(facts: WinFacts, hand: Sequence[int], card: int, table_cards: int
     most_gain = _MOST_GAIN if qq else _BOUNDS[table.name][1]
     return bound + most_gain[card] >= min_huxi and \
         bound + scoring_gain(facts.free, card, table) >= min_huxi
+
+
+def may_win_mask(facts: WinFacts, hand: Sequence[int], table_cards: int, table_pao_ti: int,
+                 table_huxi: int, table_grows: int, min_huxi: int,
+                 table: HuxiTable = QQ_HUXI) -> int:
+    """The cards :func:`may_win_on` may let through, as bits (bit ``c``: card ``c``), for
+    a caller that asks about many cards while the hand and table stay the same: its
+    checks that need no search, for every card at once. Every card :func:`may_win_on`
+    lets through is in the mask (it may let fewer through). ``table_grows`` has the bit
+    of every card with a table 偎/臭偎/碰.
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards
+    >>> hand = counts_of(parse_cards("壹贰叁 壹贰叁 壹贰叁 肆伍陆 肆伍陆 拾拾拾 三 十"))
+    >>> mask = may_win_mask(hand_facts(hand), hand, 0, 0, 0, 0, 15)
+    >>> format_cards(c for c in range(20) if mask >> c & 1)
+    '二'
+    """
+    if not may_form_menzi(facts.cards + 1 + table_cards, facts.ti + table_pao_ti):
+        return 0
+    mask = isolated_mask(facts.isolated)
+    bound = facts.huxi + table_huxi
+    if bound >= min_huxi or not mask:
+        return mask
+    growth, most_gain = _BOUNDS[table.name]
+    allowed = 0
+    for c in range(KINDS):
+        grown = bound + growth if hand[c] >= 2 or table_grows >> c & 1 else bound
+        if grown >= min_huxi or grown + most_gain[c] >= min_huxi:
+            allowed |= 1 << c
+    return mask & allowed
 
 
 _PARTNERS: Final = tuple(partners(c) for c in range(KINDS))

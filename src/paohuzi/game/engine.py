@@ -50,12 +50,11 @@ from paohuzi.core.solver import (
     WinFacts,
     best_partial_huxi,
     hand_facts,
-    isolated_cards,
-    isolated_mask,
+    may_win_mask,
     may_win_on,
     solve_counts,
     solve_tianhu,
-    tianhu_kind,
+    tianhu_kind_counts,
     win_barred,
 )
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
@@ -142,7 +141,8 @@ class SeatState:
     the running totals (cards owned, table 胡息, 跑/提 count) exact.
     """
 
-    __slots__ = ("_facts", "_identical", "_mask_version", "_may_win_mask", "chou", "chouhu",
+    __slots__ = ("_facts", "_identical", "_mask_min", "_mask_table", "_mask_version",
+                 "_may_win_mask", "chou", "chouhu",
                  "declined_peng", "hand", "melds", "owned", "pao_ti", "pile", "table_huxi",
                  "version", "xianggong")
 
@@ -163,12 +163,13 @@ class SeatState:
         self._identical: dict[int, int] = {}  # card -> index of its identical table group
         self.version = 0
         """Bumped whenever the hand or the table changes (a key for callers' caches)."""
-        self._facts: tuple[int, HuxiTable, WinFacts] | None = None
-        """The win prefilter's facts of the hand, with the version and table they are of."""
+        self._facts: WinFacts | None = None
         self._may_win_mask = 0
+        """The win prefilter's facts of the hand and the cards it may let through (bits),
+        worked out for this version of the hand, 胡息 table and threshold:"""
         self._mask_version = -1
-        """The cards the prefilter's isolated-card check lets through (bits), and of which
-        version of the hand."""
+        self._mask_table: HuxiTable | None = None
+        self._mask_min = 0
 
     @classmethod
     def restore(cls, hand: Sequence[int], melds: Iterable[Group] = (), *,
@@ -258,22 +259,29 @@ class SeatState:
 
     def may_win(self, card: int, min_huxi: int, table: HuxiTable) -> bool:
         """:func:`~paohuzi.core.solver.may_win` of this seat on ``card``, from the running
-        totals and the hand's facts (worked out once per version of the hand, its isolated
-        cards first: they rule most cards out)."""
-        if self._mask_version != self.version:
-            self._may_win_mask = isolated_mask(isolated_cards(self.hand))
-            self._mask_version = self.version
+        totals and the hand's facts, worked out once per version of the hand with the
+        cards they rule out at once (:func:`~paohuzi.core.solver.may_win_mask`)."""
+        facts = self._facts
+        if facts is None or self._mask_version != self.version \
+                or self._mask_table is not table or self._mask_min != min_huxi:
+            facts = self._prefilter(min_huxi, table)
         if not self._may_win_mask >> card & 1:
             return False
-        cached = self._facts
-        if cached is not None and cached[0] == self.version and cached[1] is table:
-            facts = cached[2]
-        else:
-            facts = hand_facts(self.hand, table)
-            self._facts = (self.version, table, facts)
         grows = self.identical_kind(card) in GROWABLE
         return may_win_on(facts, self.hand, card, self.owned - facts.cards, self.pao_ti,
                           self.table_huxi, grows, min_huxi, table)
+
+    def _prefilter(self, min_huxi: int, table: HuxiTable) -> WinFacts:
+        facts = hand_facts(self.hand, table)
+        grows = 0
+        for card, index in self._identical.items():
+            if self.melds[index].kind in GROWABLE:
+                grows |= 1 << card
+        self._may_win_mask = may_win_mask(facts, self.hand, self.owned - facts.cards,
+                                          self.pao_ti, self.table_huxi, grows, min_huxi, table)
+        self._facts = facts
+        self._mask_version, self._mask_table, self._mask_min = self.version, table, min_huxi
+        return facts
 
 
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
@@ -571,10 +579,12 @@ class Hand:
             self._show_dipai()
         # §3.3 mandatory 天胡: dealer first (with his 亮张), then 下家, then 上家.
         for seat in self.order_from(self.dealer):
-            cards = self.seats[seat].hand_cards
+            counts = self.seats[seat].hand
             if seat == self.dealer:
-                cards = [*cards, self.liangzhang]
-            if tianhu_kind(cards) is not None:
+                counts = list(counts)
+                counts[self.liangzhang] += 1
+            if tianhu_kind_counts(counts) is not None:
+                cards = [ALL_CARDS[c] for c in range(KINDS) for _ in range(counts[c])]
                 arrangement = solve_tianhu(cards, table=self.table)
                 assert arrangement is not None
                 self._win(seat, None, Source.TIANHU, arrangement,
@@ -622,6 +632,8 @@ class Hand:
         # §3.5 automatic 提 of every 4-of-a-kind.
         for seat in self.order_from(self.dealer):
             st = self.seats[seat]
+            if 4 not in st.hand:
+                continue
             for c in range(KINDS):
                 if st.hand[c] == 4:
                     st.take(c, 4)
@@ -751,10 +763,13 @@ class Hand:
         forced = None
         for seat in self._orders[owner]:
             st = self.seats[seat]
-            kind = st.identical_kind(card)
-            if seat != owner and (st.hand[card] == 3 or kind in _WEI_KINDS):
-                forced = seat
-            if drawn and kind is _PENG_GROUP:
+            index = st._identical.get(card)
+            if index is None:  # no table group of it: a hand 坎 of another seat
+                if seat != owner and st.hand[card] == 3:
+                    forced = seat
+                continue
+            kind = st.melds[index].kind
+            if (seat != owner and kind in _WEI_KINDS) or (drawn and kind is _PENG_GROUP):
                 forced = seat
         return forced
 
