@@ -5,11 +5,10 @@ Run: ``python benchmarks/engine.py [--hands 3000] [--rules qq] [--src OLD/src]
 
 Every seat's 胡 check is done on every shown card (the engine always does it).
 
-* Each round runs in a fresh process (100 warm-up hands of other seeds, then the timed
-  hands), so no memo holds a timed hand before it is played; the best round is printed,
-  wall and CPU time.
-* ``--src OLD/src`` also times another tree's engine on the same hands, its rounds
-  alternating with this tree's (so both run under the same load), and prints the ratio:
+* The hands are played in a fresh process (100 warm-up hands of other seeds first, so
+  no memo holds a timed hand before it is played); wall and CPU time are printed.
+* ``--src OLD/src`` also times another tree's engine on the same hands, in chunks
+  alternating with this tree's (so both meet the same load), and prints the ratio:
   the before/after of a change.
 * ``--check N`` plays N seeded random hands per rule form (every preset and the seat
   forms of :data:`FORMS`) and prints one digest per form of everything the hands
@@ -56,20 +55,48 @@ def engine_rate(hands: int, rules: Any, seed: int = 1) -> tuple[float, float]:
 
 
 def _worker() -> None:
-    """Child process (another tree on ``sys.path``): run the task read from stdin."""
-    task = json.load(sys.stdin)
-    if task["kind"] == "rate":
-        out: Any = _timed(task["hands"], task["rules"])
-    else:
-        out = {form: form_digest(form, task["games"]) for form in task["forms"]}
-    json.dump(out, sys.stdout)
+    """Child process (a tree's ``src`` on ``sys.path``): answer each task read from stdin,
+    one JSON line each."""
+    for line in sys.stdin:
+        task = json.loads(line)
+        if task["kind"] == "rate":
+            from paohuzi.core.rules import Ruleset
+
+            name = task["rules"]
+            rules = rules_of(name) if name in FORMS else Ruleset.preset(name)
+            out: Any = engine_rate(task["hands"], rules, seed=task["seed"])
+        else:
+            out = {form: form_digest(form, task["games"]) for form in task["forms"]}
+        print(json.dumps(out), flush=True)
+
+
+class _Child:
+    """A worker process running a tree's engine (its ``src`` first on ``sys.path``)."""
+
+    def __init__(self, src: str) -> None:
+        env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+        self.process = subprocess.Popen([sys.executable, __file__, "--worker"], env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True)
+
+    def ask(self, task: dict[str, Any]) -> Any:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(task) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
 
 
 def _child(src: str, task: dict[str, Any]) -> Any:
-    env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
-    child = subprocess.run([sys.executable, __file__, "--worker"], input=json.dumps(task),
-                           capture_output=True, text=True, env=env, check=True)
-    return json.loads(child.stdout)
+    child = _Child(src)
+    try:
+        return child.ask(task)
+    finally:
+        child.close()
 
 
 def openspiel_rate(games: int, name: str = "hearts") -> tuple[str, float] | None:
@@ -108,35 +135,43 @@ def rlcard_mahjong_rate(games: int) -> float | None:
     return games / (time.perf_counter() - start)
 
 
-def _timed(hands: int, rules: str) -> tuple[float, float]:
-    """A fresh process's rate: 100 warm-up hands of other seeds, then ``hands`` hands (a
-    fresh process each round, so that no memo holds the timed hands already)."""
-    from paohuzi.core.rules import Ruleset
-
-    ruleset = rules_of(rules) if rules in FORMS else Ruleset.preset(rules)
-    engine_rate(100, ruleset, seed=2)
-    return engine_rate(hands, ruleset)
-
-
 def _compare_rate(args: argparse.Namespace) -> float:
-    """This tree's rate (best of the rounds), alternating with ``--src``'s if given."""
+    """This tree's rate, in a fresh worker process: 100 warm-up hands of other seeds, then
+    ``--hands`` hands in chunks of ``--chunk``. With ``--src`` the other tree's worker plays
+    the same chunks, each right after this tree's, so that both meet the same load; the
+    ratio is the median of the chunks' ratios (CPU time), robust to a busy machine."""
     here = str(Path(__file__).resolve().parents[1] / "src")
-    task = {"kind": "rate", "hands": args.hands, "rules": args.rules}
-    ours: list[tuple[float, float]] = []
-    theirs: list[tuple[float, float]] = []
-    for _ in range(args.rounds):
-        ours.append(tuple(_child(here, task)))
-        if args.src:
-            theirs.append(tuple(_child(args.src, task)))
-    wall, cpu = max(r[0] for r in ours), max(r[1] for r in ours)
+    trees = [here, args.src] if args.src else [here]
+    children = [_Child(tree) for tree in trees]
+    times: list[list[tuple[float, float]]] = [[] for _ in trees]
+    try:
+        for child in children:
+            child.ask({"kind": "rate", "hands": 100, "seed": 2, "rules": args.rules})
+        chunks = max(1, args.hands // args.chunk)
+        for k in range(chunks):
+            for child, got in zip(children, times, strict=True):
+                wall, cpu = child.ask({"kind": "rate", "hands": args.chunk, "seed": 10 + k,
+                                       "rules": args.rules})
+                got.append((wall, cpu))  # hands/s
+    finally:
+        for child in children:
+            child.close()
+    hands = chunks * args.chunk
+
+    def total(rates: list[tuple[float, float]], i: int) -> float:
+        return hands / sum(args.chunk / r[i] for r in rates)
+
+    wall, cpu = total(times[0], 0), total(times[0], 1)
     print(f"paohuzi engine ({args.rules}): {wall:,.0f} hands/s ({1000 / wall:.2f} ms per "
-          f"hand; CPU time {1000 / cpu:.2f} ms per hand), best of {args.rounds} rounds of "
-          f"{args.hands} hands, random players")
-    if theirs:
-        old_wall, old_cpu = max(r[0] for r in theirs), max(r[1] for r in theirs)
-        print(f"{args.src} (same run, alternating): {old_wall:,.0f} hands/s "
-              f"({1000 / old_wall:.2f} ms per hand; CPU time {1000 / old_cpu:.2f} ms) -> "
-              f"this tree {wall / old_wall:.2f}x (CPU {cpu / old_cpu:.2f}x)")
+          f"hand wall; {1000 / cpu:.2f} ms CPU time, {cpu:,.0f} hands/s), {hands} hands "
+          f"in chunks of {args.chunk}, random players")
+    if args.src:
+        old_wall, old_cpu = total(times[1], 0), total(times[1], 1)
+        ratios = sorted(ours[1] / theirs[1] for ours, theirs in zip(*times, strict=True))
+        print(f"{args.src} (same run, chunks alternating): {old_wall:,.0f} hands/s "
+              f"({1000 / old_wall:.2f} ms wall; {1000 / old_cpu:.2f} ms CPU time) -> this "
+              f"tree {ratios[len(ratios) // 2]:.2f}x faster (median of the chunks' CPU "
+              f"ratios; totals {cpu / old_cpu:.2f}x)")
     return wall
 
 
@@ -158,7 +193,7 @@ def _check(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--hands", type=int, default=3000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--chunk", type=int, default=100)
     parser.add_argument("--rules", default="qq")
     parser.add_argument("--src", help="another tree's src folder, timed and checked alike")
     parser.add_argument("--check", type=int, default=0,
