@@ -178,7 +178,7 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     table_pao_ti = 0
     for meld in melds:
         table_huxi += meld.huxi
-        table_pao_ti += meld.kind is GroupKind.PAO or meld.kind is GroupKind.TI
+        table_pao_ti += meld.kind is _PAO or meld.kind is _TI
     if not trusted:
         total = list(hand)
         for meld in melds:
@@ -189,18 +189,17 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     locked_huxi = 0
     locked_n = 0
     locked_ti = 0
-    free = [0] * KINDS
-    kan_huxi = table.identical[_KAN]
-    for i, n in enumerate(hand):
-        if n <= 2:
-            free[i] = n
-        elif n == 3:
-            locked_huxi += kan_huxi[i]
-            locked_n += 1
-        else:
-            locked_huxi += table.identical[_TI][i]
-            locked_n += 1
-            locked_ti += 1
+    free = [n if n <= 2 else 0 for n in hand]
+    kan_huxi, ti_huxi = _locked_huxi(table)
+    if max(hand) >= 3:
+        for i, n in enumerate(hand):
+            if n == 3:
+                locked_huxi += kan_huxi[i]
+                locked_n += 1
+            elif n == 4:
+                locked_huxi += ti_huxi[i]
+                locked_n += 1
+                locked_ti += 1
     best_huxi = -1
     best_placement = None
     best_free = free
@@ -240,6 +239,15 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
 
 _KAN: Final = GroupKind.KAN
 _TI: Final = GroupKind.TI
+_PAO: Final = GroupKind.PAO
+_QQ_LOCKED: Final = (QQ_HUXI.identical[_KAN], QQ_HUXI.identical[_TI])
+
+
+def _locked_huxi(table: HuxiTable) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The 胡息 of a hand 坎 and of a hand 提, per card, by ``table``."""
+    if table is QQ_HUXI:
+        return _QQ_LOCKED
+    return table.identical[_KAN], table.identical[_TI]
 
 
 def best_huxi(hand: Iterable[int], melds: Sequence[Group], card: int,
