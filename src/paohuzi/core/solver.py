@@ -525,15 +525,15 @@ def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
 
 
 def _hand_facts(hand: Sequence[int], table: HuxiTable) -> WinFacts:
-    free = list(hand)
+    free = [n if n <= 2 else 0 for n in hand]
     locked = ti = 0
-    for i, n in enumerate(hand):
-        if n >= 3:
-            free[i] = 0
+    if max(hand) >= 3:
+        kan_huxi, ti_huxi = _locked_huxi(table)
+        for i, n in enumerate(hand):
             if n == 3:
-                locked += table.identical[_KAN][i]
-            else:
-                locked += table.identical[_TI][i]
+                locked += kan_huxi[i]
+            elif n == 4:
+                locked += ti_huxi[i]
                 ti += 1
     return WinFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
                       tuple(free), isolated_cards(hand))

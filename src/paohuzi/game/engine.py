@@ -648,7 +648,7 @@ class Hand:
         """§4.4: discard exactly when holding an extra card; otherwise the 下家 draws."""
         st = self.seats[seat]
         if st.must_discard():
-            if any(0 < n <= 2 for n in st.hand):
+            if 1 in st.hand or 2 in st.hand:  # a card outside the 坎 to discard
                 self.phase = _DISCARDING
                 self.turn = seat
                 self.claim = None
@@ -672,7 +672,7 @@ class Hand:
         wei_index = st.meld_of(card, _WEI_KINDS)
         if st.hand[card] == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
-            win = self._win_check(seat, card, Source.SELF) if self._winnable(last) else None
+            win = self._win_check(seat, card, _SELF) if self._winnable(last) else None
             if st.hand[card] == 3:
                 st.take(card, 3)
                 st.lay(Group.identical(_TI, card, self.table), 4)
@@ -684,7 +684,7 @@ class Hand:
             return
         if st.hand[card] == 2:
             # §4.2.1 偎 (臭偎 after a declined 碰): forced, face down.
-            win = self._win_check(seat, card, Source.SELF) if self._winnable(last) else None
+            win = self._win_check(seat, card, _SELF) if self._winnable(last) else None
             st.take(card, 2)
             chou = card in st.declined_peng
             kind = _CHOUWEI if chou else _WEI
