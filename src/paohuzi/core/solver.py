@@ -26,7 +26,7 @@ arrangement with the most 胡息 is returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -78,6 +78,7 @@ __all__ = [
     "tianhu_kind_counts",
     "waits",
     "win_barred",
+    "win_facts",
 ]
 
 SOURCES: tuple[Source, ...] = (Source.SELF, Source.OTHER, Source.LIANGZHANG)
@@ -504,6 +505,8 @@ class WinFacts(NamedTuple):
     """The free cards (outside 坎 and 提)."""
     isolated: tuple[int, ...]
     """Free cards held once that no other free card could share a group with."""
+    pairs: int = 0
+    """The cards held twice or more, as bits (bit ``c``: card ``c``): one more grows them."""
 
 
 def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
@@ -524,19 +527,24 @@ def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
     return tuple(isolated)
 
 
-def _hand_facts(hand: Sequence[int], table: HuxiTable) -> WinFacts:
+def win_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
+    """What :func:`may_win` needs of a hand (a count vector), worked out (see
+    :func:`hand_facts` for the memoised form)."""
     free = [n if n <= 2 else 0 for n in hand]
     locked = ti = 0
-    if max(hand) >= 3:
+    pairs = 0
+    if max(hand) >= 2:
         kan_huxi, ti_huxi = _locked_huxi(table)
         for i, n in enumerate(hand):
-            if n == 3:
-                locked += kan_huxi[i]
-            elif n == 4:
-                locked += ti_huxi[i]
-                ti += 1
+            if n >= 2:
+                pairs |= 1 << i
+                if n == 3:
+                    locked += kan_huxi[i]
+                elif n == 4:
+                    locked += ti_huxi[i]
+                    ti += 1
     return WinFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
-                      tuple(free), isolated_cards(hand))
+                    tuple(free), isolated_cards(hand), pairs)
 
 
 _facts_memos: dict[str, dict[tuple[int, ...], WinFacts]] = {
@@ -654,7 +662,7 @@ def hand_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
     if facts is None:
         if len(memo) >= _FACTS_LIMIT:
             memo.clear()
-        facts = memo[key] = _hand_facts(key, table)
+        facts = memo[key] = win_facts(key, table)
     return facts
 
 
@@ -697,16 +705,26 @@ def may_win_mask(facts: WinFacts, hand: Sequence[int], table_cards: int, table_p
     if not may_form_menzi(facts.cards + 1 + table_cards, facts.ti + table_pao_ti):
         return 0
     mask = isolated_mask(facts.isolated)
-    bound = facts.huxi + table_huxi
-    if bound >= min_huxi or not mask:
+    need = min_huxi - facts.huxi - table_huxi  # what the card must add
+    if need <= 0 or not mask:
         return mask
-    growth, most_gain = _BOUNDS[table.name]
-    allowed = 0
-    for c in range(KINDS):
-        grown = bound + growth if hand[c] >= 2 or table_grows >> c & 1 else bound
-        if grown >= min_huxi or grown + most_gain[c] >= min_huxi:
-            allowed |= 1 << c
-    return mask & allowed
+    growth, gains = _GAIN_MASKS[table.name]
+    return mask & (gains(need) | (facts.pairs | table_grows) & gains(need - growth))
+
+
+def _gain_masks(table: HuxiTable) -> Callable[[int], int]:
+    """For a 胡息 ``need``, the cards whose most gain (:func:`_most_gain`) reaches it, as bits."""
+    gains = _most_gain(table)
+    masks = tuple(sum(1 << c for c in range(KINDS) if gains[c] >= need)
+                  for need in range(max(gains) + 1))
+
+    def reaching(need: int) -> int:
+        return masks[0] if need <= 0 else masks[need] if need < len(masks) else 0
+
+    return reaching
+
+
+_GAIN_MASKS: Final = {name: (_growth(t), _gain_masks(t)) for name, t in HUXI_TABLES.items()}
 
 
 _PARTNERS: Final = tuple(partners(c) for c in range(KINDS))

@@ -49,13 +49,13 @@ from paohuzi.core.solver import (
     Arrangement,
     WinFacts,
     best_partial_huxi,
-    hand_facts,
     may_win_mask,
     may_win_on,
     solve_counts,
     solve_tianhu,
     tianhu_kind_counts,
     win_barred,
+    win_facts,
 )
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.deal import Deal
@@ -272,7 +272,7 @@ class SeatState:
                           self.table_huxi, grows, min_huxi, table)
 
     def _prefilter(self, min_huxi: int, table: HuxiTable) -> WinFacts:
-        facts = hand_facts(self.hand, table)
+        facts = win_facts(self.hand, table)  # a new version: no memo would know it
         grows = 0
         for card, index in self._identical.items():
             if self.melds[index].kind in GROWABLE:
