@@ -267,7 +267,13 @@ def test_win_prefilter_mask_holds_every_card_the_prefilter_lets_through(table_na
     """The engine's per-hand-version mask (may_win_mask) is a superset of may_win_on, and
     may_win_on from running totals answers as may_win from the groups; both rule cards out."""
     from paohuzi.core.groups import HUXI_TABLES
-    from paohuzi.core.solver import hand_facts, may_win_mask, may_win_on, win_facts
+    from paohuzi.core.solver import (
+        hand_facts,
+        isolated_cards,
+        may_win_mask,
+        may_win_on,
+        win_facts,
+    )
     from paohuzi.players.sampling import random_positions
 
     table = HUXI_TABLES[table_name]
@@ -276,6 +282,7 @@ def test_win_prefilter_mask_holds_every_card_the_prefilter_lets_through(table_na
         counts = counts_of(p.hand)
         facts = win_facts(counts, table)
         assert facts == hand_facts(counts, table)
+        assert facts.isolated == isolated_cards(counts)
         cards, pao_ti, huxi, grows = _table_totals(p.melds, p.card)
         for min_huxi in (0, 10, 15, 21):
             mask = may_win_mask(facts, counts, cards, pao_ti, huxi, grows, min_huxi, table)

@@ -530,21 +530,30 @@ def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
 def win_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
     """What :func:`may_win` needs of a hand (a count vector), worked out (see
     :func:`hand_facts` for the memoised form)."""
-    free = [n if n <= 2 else 0 for n in hand]
-    locked = ti = 0
-    pairs = 0
-    if max(hand) >= 2:
-        kan_huxi, ti_huxi = _locked_huxi(table)
-        for i, n in enumerate(hand):
-            if n >= 2:
-                pairs |= 1 << i
-                if n == 3:
-                    locked += kan_huxi[i]
-                elif n == 4:
-                    locked += ti_huxi[i]
-                    ti += 1
+    free = list(hand)
+    kan_huxi, ti_huxi = _locked_huxi(table)
+    locked = ti = pairs = free_mask = 0
+    singles = []
+    for i, n in enumerate(hand):
+        if not n:
+            continue
+        if n == 1:
+            singles.append(i)
+            free_mask |= 1 << i
+        elif n == 2:
+            pairs |= 1 << i
+            free_mask |= 1 << i
+        else:  # a 坎 or 提: locked whole
+            pairs |= 1 << i
+            free[i] = 0
+            if n == 3:
+                locked += kan_huxi[i]
+            else:
+                locked += ti_huxi[i]
+                ti += 1
+    isolated = tuple([c for c in singles if not free_mask & _PARTNER_MASKS[c]])
     return WinFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
-                    tuple(free), isolated_cards(hand), pairs)
+                    tuple(free), isolated, pairs)  # isolated: as isolated_cards(hand)
 
 
 _facts_memos: dict[str, dict[tuple[int, ...], WinFacts]] = {
