@@ -58,7 +58,7 @@ class Deal:
     @classmethod
     def from_seed(cls, seed: int, rules: Ruleset, dealer: int = 0) -> Deal:
         """Shuffle the 80 cards with ``random.Random(seed)`` and deal (§3.2)."""
-        deck = [card for card in ALL_CARDS for _ in range(COPIES)]
+        deck = list(_DECK)  # each card 4 times, in card order
         random.Random(seed).shuffle(deck)
         n = rules.players
         hands = tuple(tuple(sorted(deck[20 * i: 20 * i + 20])) for i in range(n))
