@@ -900,20 +900,29 @@ class Hand:
             self._pao(taker, card)
         else:
             taker = self._take(claim)
-        # §4.5 (b): passing on a 吃/碰 makes the card 臭; being pre-empted does not.
         for seat, action in answers.items():
             if isinstance(action, Pass):
-                opts = claim.options[seat]
-                if any(isinstance(a, Chi | Peng) for a in opts):
-                    self.seats[seat].chou.add(card)
-                if any(isinstance(a, Peng) for a in opts):
-                    self.seats[seat].declined_peng.add(card)
+                self._passed(seat, card, claim.options[seat])
         self.claim = None
         self.in_play = None
         if taker is None:
             self._to_pile(claim.seat, card)
         else:
             self._after_intake(taker)
+
+    def _passed(self, seat: int, card: Card, options: list[Action]) -> None:
+        """§4.5 (b): passing on a 吃/碰 makes the card 臭 (a declined 碰 also makes a
+        later 偎 of it a 臭偎); being pre-empted does not."""
+        chi = peng = False
+        for option in options:
+            if isinstance(option, Chi):
+                chi = True
+            elif isinstance(option, Peng):
+                peng = True
+        if chi or peng:
+            self.seats[seat].chou.add(card)
+        if peng:
+            self.seats[seat].declined_peng.add(card)
 
     def _to_pile(self, seat: int, card: Card) -> None:
         """Nobody took ``card``: it goes to ``seat``'s pile and his 下家 draws."""
