@@ -739,6 +739,14 @@ class Hand:
         if forced_pao is None:
             self._offer_peng(options, card, owner)  # 3. 碰
             self._offer_chi(options, card, (owner, order[1]) if drawn else order[1:2])  # 4. 吃
+        if not options and forced_pao is None and self.on_claim_point is None:
+            # Nobody may take the card and nobody watches the claim point: as _resolve
+            # would do with this claim, without making it.
+            self.phase = _CLAIMING
+            self.claim = None
+            self.in_play = None
+            self._to_pile(owner, card)
+            return
         for opts in options.values():
             opts.append(_PASS)
         dihu = not drawn and owner == self.dealer and self._dealer_discards == 1
