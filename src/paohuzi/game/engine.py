@@ -271,6 +271,13 @@ class SeatState:
         return may_win_on(facts, self.hand, card, self.owned - facts.cards, self.pao_ti,
                           self.table_huxi, grows, min_huxi, table)
 
+    def ruled_out(self, card: int, min_huxi: int, table: HuxiTable) -> bool:
+        """Whether the prefilter's mask, already worked out for this version of the hand,
+        ``table`` and ``min_huxi``, rules a win on ``card`` out (``False`` when the mask is
+        not known yet)."""
+        return self._mask_version == self.version and self._mask_table is table \
+            and self._mask_min == min_huxi and not self._may_win_mask >> card & 1
+
     def _prefilter(self, min_huxi: int, table: HuxiTable) -> WinFacts:
         facts = win_facts(self.hand, table)  # a new version: no memo would know it
         grows = 0
@@ -760,6 +767,9 @@ class Hand:
     def _offer_wins(self, options: dict[int, list[Action]], wins: dict[int, Arrangement],
                     card: int, owner: int, seats: Sequence[int]) -> None:
         for seat in seats:
+            if self.seats[seat].ruled_out(card, self.rules.min_huxi, self.table) \
+                    and self.use_filters:
+                continue  # the prefilter's mask of this hand version says no
             win = self._win_check(seat, card, _SELF if seat == owner else _OTHER)
             if win is not None:
                 wins[seat] = win
