@@ -291,6 +291,9 @@ class SeatState:
         return facts
 
 
+_new_event: Final = tuple.__new__
+"""Builds an :class:`Event` from its fields without a Python-level call (a hot path)."""
+
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
 _DISCARDS = [Discard(card) for card in ALL_CARDS]
 
@@ -570,8 +573,9 @@ class Hand:
 
     # ---- the start of the hand (§3) ------------------------------------------------
 
-    def _emit(self, event: Event) -> None:
-        self.events.append(event)
+    def _emit(self, kind: EventKind, seat: int | None = None, cards: tuple[Card, ...] = (),
+              private: bool = False, detail: str = "") -> None:
+        self.events.append(_new_event(Event, (kind, seat, cards, private, detail)))
 
     def _start(self) -> None:
         shown = self.rules.liangzhang_shown
@@ -579,9 +583,9 @@ class Hand:
             dealt = tuple(self.seats[seat].hand_cards)
             if seat == self.dealer and not shown:  # §9.1: the 21st card is not shown
                 dealt = tuple(sorted((*dealt, self.liangzhang)))
-            self._emit(Event(EventKind.DEAL, seat, dealt, private=True))
+            self._emit(EventKind.DEAL, seat, dealt, private=True)
         if shown:
-            self._emit(Event(EventKind.LIANGZHANG, self.dealer, (self.liangzhang,)))
+            self._emit(EventKind.LIANGZHANG, self.dealer, (self.liangzhang,))
         if self.rules.dipai_shown:
             self._show_dipai()
         # §3.3 mandatory 天胡: dealer first (with his 亮张), then 下家, then 上家.
@@ -620,8 +624,8 @@ class Hand:
         for _ in range(len(self.wall)):
             card = self.wall[-1]
             red = card.is_red
-            self._emit(Event(EventKind.DIPAI, None, (card,),
-                                     detail="red: to the top" if red else ""))
+            self._emit(EventKind.DIPAI, None, (card,),
+                       detail="red: to the top" if red else "")
             if not red:
                 break
             self.wall.insert(0, self.wall.pop())
@@ -645,7 +649,7 @@ class Hand:
                 if st.hand[c] == 4:
                     st.take(c, 4)
                     st.lay(Group.identical(_TI, c, self.table), 4)
-                    self._emit(Event(_EV_TI, seat, (ALL_CARDS[c],), detail="dealt"))
+                    self._emit(_EV_TI, seat, (ALL_CARDS[c],), detail="dealt")
         # §3.6 the dealer discards unless the discard rule says he has no extra card.
         self._after_intake(self.dealer)
 
@@ -661,21 +665,21 @@ class Hand:
                 self.claim = None
                 return
             st.xianggong = True  # §4.4 [decision] 相公: only 坎 cards, cannot discard
-            self._emit(Event(_EV_XIANGGONG, seat))
+            self._emit(_EV_XIANGGONG, seat)
         else:
-            self._emit(Event(_EV_NO_DISCARD, seat))
+            self._emit(_EV_NO_DISCARD, seat)
         self._draw(self.next_seat(seat))
 
     def _draw(self, seat: int) -> None:
         if not self.wall:
-            self._emit(Event(EventKind.HUANGZHUANG))
+            self._emit(EventKind.HUANGZHUANG)
             self._end_drawn()
             return
         card = self.wall.pop(0)
         last = not self.wall
         st = self.seats[seat]
         self.turn = seat
-        self._emit(Event(_EV_DRAW, seat, (card,), private=True))
+        self._emit(_EV_DRAW, seat, (card,), private=True)
         wei_index = st.meld_of(card, _WEI_KINDS)
         if st.hand[card] == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
@@ -686,7 +690,7 @@ class Hand:
             else:
                 assert wei_index is not None
                 st.grow(wei_index, Group.identical(_TI, card, self.table))
-            self._emit(Event(_EV_TI, seat, (card,)))
+            self._emit(_EV_TI, seat, (card,))
             self._own_claim(seat, card, win, last)
             return
         if st.hand[card] == 2:
@@ -697,10 +701,10 @@ class Hand:
             kind = _CHOUWEI if chou else _WEI
             st.lay(Group.identical(kind, card, self.table), 3)
             event = _EV_CHOUWEI if chou else _EV_WEI
-            self._emit(Event(event, seat, (card,) * 3, private=not chou))
+            self._emit(event, seat, (card,) * 3, private=not chou)
             self._own_claim(seat, card, win, last)
             return
-        self._emit(Event(_EV_SHOW, seat, (card,)))
+        self._emit(_EV_SHOW, seat, (card,))
         self.in_play = card
         self._open_claim(card, seat, _ON_DRAW, last)
 
@@ -887,7 +891,7 @@ class Hand:
         if seat == self.dealer:
             self._dealer_discards += 1
         self.in_play = card
-        self._emit(Event(_EV_DISCARD, seat, (card,)))
+        self._emit(_EV_DISCARD, seat, (card,))
         self._open_claim(card, seat, _ON_DISCARD, False)
 
     def _resolve(self) -> None:
@@ -945,7 +949,7 @@ class Hand:
     def _to_pile(self, seat: int, card: Card) -> None:
         """Nobody took ``card``: it goes to ``seat``'s pile and his 下家 draws."""
         self.seats[seat].pile.append(card)
-        self._emit(Event(_EV_TO_PILE, seat, (card,)))
+        self._emit(_EV_TO_PILE, seat, (card,))
         self._draw(self.next_seat(seat))
 
     def _resolve_wins(self, claim: Claim) -> bool:
@@ -985,13 +989,13 @@ class Hand:
         else:
             st.take(card, 3)
             st.lay(Group.identical(_PAO, card, self.table), 4)
-        self._emit(Event(_EV_PAO, seat, (card,) * 4))
+        self._emit(_EV_PAO, seat, (card,) * 4)
 
     def _peng(self, seat: int, card: Card) -> None:
         st = self.seats[seat]
         st.take(card, 2)
         st.lay(Group.identical(_PENG_GROUP, card, self.table), 3)
-        self._emit(Event(_EV_PENG, seat, (card,) * 3))
+        self._emit(_EV_PENG, seat, (card,) * 3)
 
     def _chi(self, seat: int, card: Card, chi: Chi) -> None:
         st = self.seats[seat]
@@ -1005,7 +1009,7 @@ class Hand:
         for g in chi.bi:
             st.lay(g.scored_by(self.table), 3)
         cards = tuple(c for g in (chi.eat, *chi.bi) for c in g.cards)
-        self._emit(Event(_EV_CHI, seat, cards, detail=chi.text))
+        self._emit(_EV_CHI, seat, cards, detail=chi.text)
 
     def _win_on_claim(self, claim: Claim, winner: int) -> None:
         if claim.context is _ON_LIANGZHANG:
@@ -1025,8 +1029,7 @@ class Hand:
             EndReason.TIANHU if source is Source.TIANHU else EndReason.HU, winner=winner,
             card=card, source=source, arrangement=arrangement, settlement=s, points=paid.points,
             beans=paid.beans, xingjia_points=paid.xingjia_points)
-        self._emit(Event(EventKind.HU, winner, tuple(arrangement.cards),
-                                 detail=str(arrangement)))
+        self._emit(EventKind.HU, winner, tuple(arrangement.cards), detail=str(arrangement))
         self._finish()
 
     def _end_drawn(self) -> None:
@@ -1050,7 +1053,7 @@ class Hand:
         paid = payout(Taopao(seat, h), self.rules)
         self.result = HandResult(EndReason.ESCAPE, points=paid.points, beans=paid.beans,
                                  xingjia_points=paid.xingjia_points, leaver=seat)
-        self._emit(Event(EventKind.ESCAPE, seat, detail=f"H={h}"))
+        self._emit(EventKind.ESCAPE, seat, detail=f"H={h}")
         self._finish()
         return self.events[-1:]
 
