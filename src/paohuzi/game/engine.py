@@ -142,9 +142,8 @@ class SeatState:
     """
 
     __slots__ = ("_facts", "_identical", "_mask_min", "_mask_table", "_mask_version",
-                 "_may_win_mask", "chou", "chouhu",
-                 "declined_peng", "hand", "melds", "owned", "pao_ti", "pile", "table_huxi",
-                 "version", "xianggong")
+                 "_may_win_mask", "chou", "chouhu", "declined_peng", "hand", "melds", "owned",
+                 "pao_ti", "pile", "table_huxi", "version", "xianggong")
 
     def __init__(self, hand: list[int]) -> None:
         self.hand = hand
@@ -166,7 +165,7 @@ class SeatState:
         self._facts: WinFacts | None = None
         self._may_win_mask = 0
         """The win prefilter's facts of the hand and the cards it may let through (bits),
-        worked out for this version of the hand, 胡息 table and threshold:"""
+        worked out for the version of the hand, 胡息 table and threshold below."""
         self._mask_version = -1
         self._mask_table: HuxiTable | None = None
         self._mask_min = 0
@@ -279,7 +278,7 @@ class SeatState:
             and self._mask_min == min_huxi and not self._may_win_mask >> card & 1
 
     def _prefilter(self, min_huxi: int, table: HuxiTable) -> WinFacts:
-        facts = win_facts(self.hand, table)  # a new version: no memo would know it
+        facts = win_facts(self.hand, table)  # hand_facts' memo would rarely know the hand
         grows = 0
         for card, index in self._identical.items():
             if self.melds[index].kind in GROWABLE:
