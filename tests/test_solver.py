@@ -248,3 +248,66 @@ def test_win_prefilter_checks_the_card_count():
     assert may_win(hand, [], C("拾"), 15)
     hand[C("四")] += 1  # 21 cards: 22 with the card, and no 跑/提 to make
     assert not may_win(hand, [], C("拾"), 0)
+
+
+def _table_totals(melds, card):
+    """What a caller keeping running totals knows of the table groups (see may_win_on)."""
+    cards = sum(len(m.cards) for m in melds)
+    pao_ti = sum(m.kind in (GroupKind.PAO, GroupKind.TI) for m in melds)
+    huxi = sum(m.huxi for m in melds)
+    grows = 0
+    for m in melds:
+        if m.kind in (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG):
+            grows |= 1 << m.cards[0]
+    return cards, pao_ti, huxi, grows
+
+
+@pytest.mark.parametrize("table_name", ["qq", "luzhou"])
+def test_win_prefilter_mask_holds_every_card_the_prefilter_lets_through(table_name):
+    """The engine's per-hand-version mask (may_win_mask) is a superset of may_win_on, and
+    may_win_on from running totals answers as may_win from the groups; both rule cards out."""
+    from paohuzi.core.groups import HUXI_TABLES
+    from paohuzi.core.solver import (
+        hand_facts,
+        isolated_cards,
+        may_win_mask,
+        may_win_on,
+        win_facts,
+    )
+    from paohuzi.players.sampling import random_positions
+
+    table = HUXI_TABLES[table_name]
+    let_through = masked_out = 0
+    for p in random_positions(17, 600):
+        counts = counts_of(p.hand)
+        facts = win_facts(counts, table)
+        assert facts == hand_facts(counts, table)
+        assert facts.isolated == isolated_cards(counts)
+        cards, pao_ti, huxi, grows = _table_totals(p.melds, p.card)
+        for min_huxi in (0, 10, 15, 21):
+            mask = may_win_mask(facts, counts, cards, pao_ti, huxi, grows, min_huxi, table)
+            for card in range(20):
+                on = may_win_on(facts, counts, card, cards, pao_ti, huxi,
+                                bool(grows >> card & 1), min_huxi, table)
+                assert on == may_win(counts, p.melds, card, min_huxi, table)
+                if on:
+                    let_through += 1
+                    assert mask >> card & 1, (str(p), card, min_huxi)
+                masked_out += not mask >> card & 1
+    assert let_through > 1000 and masked_out > 10_000
+
+
+def test_isolated_allow_is_the_partner_rule():
+    """At most two isolated cards; the card must be a partner of each (or, for one, the
+    card itself)."""
+    from paohuzi.core.groups import partners
+    from paohuzi.core.solver import isolated_allow
+
+    for a in range(20):
+        assert isolated_allow((), a)
+        for card in range(20):
+            assert isolated_allow((a,), card) == (card == a or card in partners(a))
+            for b in range(a + 1, 20):
+                assert isolated_allow((a, b), card) == (card in partners(a)
+                                                        and card in partners(b))
+    assert not any(isolated_allow((0, 1, 2), card) for card in range(20))

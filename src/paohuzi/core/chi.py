@@ -67,7 +67,7 @@ def _bi_plans(counts: list[int], card: int, start: int,
     plans: list[list[Shape]] = []
     for i in range(start, len(shapes)):
         shape = shapes[i]
-        if any(counts[c] < n for c, n in _NEED[shape]):
+        if not _fits(counts, shape):
             continue
         for c in shape:
             counts[c] -= 1
@@ -76,6 +76,15 @@ def _bi_plans(counts: list[int], card: int, start: int,
         for c in shape:
             counts[c] += 1
     return plans
+
+
+def _fits(counts: list[int], shape: Shape) -> bool:
+    """Whether the counts hold the cards of ``shape`` (a loop: quicker than ``all`` over a
+    generator on this hot path)."""
+    for c, n in _NEED[shape]:  # noqa: SIM110
+        if counts[c] < n:
+            return False
+    return True
 
 
 def _group_of(shape: Shape) -> Group:
@@ -143,13 +152,11 @@ def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
     shapes = shapes_with(card)
     seen: set[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = set()
     options: list[ChiOption] = []
-    for eat in shapes:
-        need = list(eat)
-        need.remove(card)
-        if free[need[0]] < (1 + (need[0] == need[1])) or free[need[1]] < 1:
+    for eat, a, b in _EATS[card]:  # the eating group and the two hand cards it needs
+        if free[a] < 1 + (a == b) or free[b] < 1:
             continue
-        for c in need:
-            free[c] -= 1
+        free[a] -= 1
+        free[b] -= 1
         for plan in _bi_plans(free, card, 0, shapes):  # 比 groups contain the card too
             key = (eat, tuple(sorted(plan)))
             if key in seen:
@@ -157,10 +164,23 @@ def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
             seen.add(key)
             options.append(ChiOption(ALL_CARDS[card], _GROUPS[eat],
                                      tuple(_GROUPS[s] for s in sorted(plan))))
-        for c in need:
-            free[c] += 1
+        free[a] += 1
+        free[b] += 1
     options.sort(key=lambda o: (o.eat.cards, tuple(g.cards for g in o.bi)))
     return options
+
+
+def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:
+    """Each shape holding ``card``, with the two other cards it needs (sorted)."""
+    out = []
+    for shape in shapes_with(card):
+        need = list(shape)
+        need.remove(card)
+        out.append((shape, need[0], need[1]))
+    return tuple(out)
+
+
+_EATS: list[tuple[tuple[Shape, int, int], ...]] = [_eats(card) for card in range(20)]
 
 
 _RELEVANT: list[tuple[int, ...]] = [tuple(sorted((card, *partners(card)))) for card in range(20)]

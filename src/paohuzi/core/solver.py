@@ -26,7 +26,7 @@ arrangement with the most 胡息 is returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -58,18 +58,27 @@ __all__ = [
     "Arrangement",
     "Source",
     "Wait",
+    "WinFacts",
     "best_huxi",
     "best_partial_huxi",
     "can_hu",
     "clear_prefilter_cache",
+    "hand_facts",
+    "isolated_allow",
+    "isolated_cards",
+    "isolated_mask",
     "may_win",
+    "may_win_mask",
+    "may_win_on",
     "partial_huxi_counts",
     "solve",
     "solve_counts",
     "solve_tianhu",
     "tianhu_kind",
+    "tianhu_kind_counts",
     "waits",
     "win_barred",
+    "win_facts",
 ]
 
 SOURCES: tuple[Source, ...] = (Source.SELF, Source.OTHER, Source.LIANGZHANG)
@@ -170,7 +179,7 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     table_pao_ti = 0
     for meld in melds:
         table_huxi += meld.huxi
-        table_pao_ti += meld.kind is GroupKind.PAO or meld.kind is GroupKind.TI
+        table_pao_ti += meld.kind is _PAO or meld.kind is _TI
     if not trusted:
         total = list(hand)
         for meld in melds:
@@ -181,18 +190,17 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     locked_huxi = 0
     locked_n = 0
     locked_ti = 0
-    free = [0] * KINDS
-    kan_huxi = table.identical[_KAN]
-    for i, n in enumerate(hand):
-        if n <= 2:
-            free[i] = n
-        elif n == 3:
-            locked_huxi += kan_huxi[i]
-            locked_n += 1
-        else:
-            locked_huxi += table.identical[_TI][i]
-            locked_n += 1
-            locked_ti += 1
+    free = [n if n <= 2 else 0 for n in hand]
+    kan_huxi, ti_huxi = _locked_huxi(table)
+    if max(hand) >= 3:
+        for i, n in enumerate(hand):
+            if n == 3:
+                locked_huxi += kan_huxi[i]
+                locked_n += 1
+            elif n == 4:
+                locked_huxi += ti_huxi[i]
+                locked_n += 1
+                locked_ti += 1
     best_huxi = -1
     best_placement = None
     best_free = free
@@ -232,6 +240,15 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
 
 _KAN: Final = GroupKind.KAN
 _TI: Final = GroupKind.TI
+_PAO: Final = GroupKind.PAO
+_QQ_LOCKED: Final = (QQ_HUXI.identical[_KAN], QQ_HUXI.identical[_TI])
+
+
+def _locked_huxi(table: HuxiTable) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The 胡息 of a hand 坎 and of a hand 提, per card, by ``table``."""
+    if table is QQ_HUXI:
+        return _QQ_LOCKED
+    return table.identical[_KAN], table.identical[_TI]
 
 
 def best_huxi(hand: Iterable[int], melds: Sequence[Group], card: int,
@@ -421,9 +438,13 @@ def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> TianhuKind 
     3 or more 提, or 5 or more 提 and 坎 together (a 提 counts as a 坎).
     ``melds`` may hold 提 already laid down.
     """
-    counts = counts_of(hand)
-    ti = sum(1 for n in counts if n == 4) + sum(1 for m in melds if m.kind is GroupKind.TI)
-    kan = sum(1 for n in counts if n == 3)
+    return tianhu_kind_counts(counts_of(hand), melds)
+
+
+def tianhu_kind_counts(counts: Sequence[int], melds: Sequence[Group] = ()) -> TianhuKind | None:
+    """:func:`tianhu_kind` of a hand given as a count vector."""
+    ti = counts.count(4) + sum(1 for m in melds if m.kind is GroupKind.TI)
+    kan = counts.count(3)
     if ti >= 3:
         return TianhuKind.SAN_TI
     if ti + kan >= 5:
@@ -471,7 +492,7 @@ def solve_tianhu(hand: Iterable[int], melds: Sequence[Group] = (),
 
 # ---- the win prefilter: cheap necessary conditions, cached on the hand's counts ------
 
-class _HandFacts(NamedTuple):
+class WinFacts(NamedTuple):
     """What the prefilter needs of a hand (a count vector), worked out once."""
 
     cards: int
@@ -484,13 +505,15 @@ class _HandFacts(NamedTuple):
     """The free cards (outside 坎 and 提)."""
     isolated: tuple[int, ...]
     """Free cards held once that no other free card could share a group with."""
+    pairs: int = 0
+    """The cards held twice or more, as bits (bit ``c``: card ``c``): one more grows them."""
 
 
-def _isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
+def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
     """Free hand cards held once that no other free hand card could group with.
 
     >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards
-    >>> format_cards(_isolated_cards(counts_of(parse_cards("一二 五 九 玖 拾拾拾"))))
+    >>> format_cards(isolated_cards(counts_of(parse_cards("一二 五 九 玖 拾拾拾"))))
     '五'
     """
     isolated = []
@@ -504,22 +527,36 @@ def _isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
     return tuple(isolated)
 
 
-def _hand_facts(hand: Sequence[int], table: HuxiTable) -> _HandFacts:
+def win_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
+    """What :func:`may_win` needs of a hand (a count vector), worked out (see
+    :func:`hand_facts` for the memoised form)."""
     free = list(hand)
-    locked = ti = 0
+    kan_huxi, ti_huxi = _locked_huxi(table)
+    locked = ti = pairs = free_mask = 0
+    singles = []
     for i, n in enumerate(hand):
-        if n >= 3:
+        if not n:
+            continue
+        if n == 1:
+            singles.append(i)
+            free_mask |= 1 << i
+        elif n == 2:
+            pairs |= 1 << i
+            free_mask |= 1 << i
+        else:  # a 坎 or 提: locked whole
+            pairs |= 1 << i
             free[i] = 0
             if n == 3:
-                locked += table.identical[_KAN][i]
+                locked += kan_huxi[i]
             else:
-                locked += table.identical[_TI][i]
+                locked += ti_huxi[i]
                 ti += 1
-    return _HandFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
-                      tuple(free), _isolated_cards(hand))
+    isolated = tuple([c for c in singles if not free_mask & _PARTNER_MASKS[c]])
+    return WinFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
+                    tuple(free), isolated, pairs)  # isolated: as isolated_cards(hand)
 
 
-_facts_memos: dict[str, dict[tuple[int, ...], _HandFacts]] = {
+_facts_memos: dict[str, dict[tuple[int, ...], WinFacts]] = {
     name: {} for name in HUXI_TABLES}
 """Per 胡息 table, the prefilter's facts of each hand seen."""
 _facts_memo = _facts_memos[QQ_HUXI.name]
@@ -577,44 +614,80 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     >>> may_win(hand, [], Card.parse("拾"), 15), may_win(hand, [], Card.parse("拾"), 19)
     (True, False)
     >>> hand = counts_of(parse_cards("壹贰叁 壹贰叁 壹贰叁 肆伍陆 肆伍陆 拾拾拾 三 十"))
-    >>> format_cards(_isolated_cards(hand))  # 壹贰叁 and 拾 are 坎: 三 and 十 group with nothing
+    >>> format_cards(isolated_cards(hand))  # 壹贰叁 and 拾 are 坎: 三 and 十 group with nothing
     '三十'
     >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])
     '二'
     """
+    table_cards = table_pao_ti = table_huxi = 0
+    table_grows = False
+    for meld in melds:
+        kind = meld.kind
+        table_huxi += meld.huxi
+        if kind is GroupKind.PAO or kind is GroupKind.TI:
+            table_pao_ti += 1
+            table_cards += 4
+        else:
+            table_cards += 3
+            if meld.cards[0] == card and kind in GROWABLE:
+                table_grows = True
+    return may_win_on(hand_facts(hand, table), hand, card, table_cards, table_pao_ti,
+                      table_huxi, table_grows, min_huxi, table)
+
+
+def isolated_allow(isolated: tuple[int, ...], card: int) -> bool:
+    """Whether every isolated card (:func:`isolated_cards`) can end in a group with ``card``
+    or be paired by it: at most two of them, and ``card`` a partner of each (or the card
+    itself, when there is one). The second check of :func:`may_win`.
+
+    >>> isolated_allow((), 3), isolated_allow((4,), 4), isolated_allow((4,), 9)
+    (True, True, False)
+    """
+    return bool(isolated_mask(isolated) >> card & 1)
+
+
+def isolated_mask(isolated: tuple[int, ...]) -> int:
+    """The cards :func:`isolated_allow` lets through, as bits (bit ``c``: card ``c``).
+
+    >>> from paohuzi.core.cards import format_cards
+    >>> format_cards(c for c in range(20) if isolated_mask((4,)) >> c & 1)  # 五: 三四五六七, 伍
+    '三四五六七伍'
+    """
+    if not isolated:
+        return _ALL_CARDS_MASK
+    if len(isolated) == 1:
+        return _PARTNER_MASKS[isolated[0]] | 1 << isolated[0]
+    if len(isolated) == 2:
+        return _PARTNER_MASKS[isolated[0]] & _PARTNER_MASKS[isolated[1]]
+    return 0
+
+
+def hand_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
+    """What :func:`may_win` needs of a hand (a count vector), memoised on its counts
+    (a caller that knows when the hand changes may keep it and use :func:`may_win_on`)."""
     key = tuple(hand)
     memo = _facts_memo if table is QQ_HUXI else _facts_memos[table.name]
     facts = memo.get(key)
     if facts is None:
         if len(memo) >= _FACTS_LIMIT:
             memo.clear()
-        facts = memo[key] = _hand_facts(key, table)
-    isolated = facts.isolated
-    if isolated:
-        if len(isolated) == 1:
-            if card != isolated[0] and card not in _PARTNER_SETS[isolated[0]]:
-                return False
-        elif len(isolated) > 2 or card not in _PARTNER_SETS[isolated[0]] \
-                or card not in _PARTNER_SETS[isolated[1]]:
-            return False
-    owned = facts.cards + 1
-    pao_ti = facts.ti
-    bound = facts.huxi
-    grows = hand[card] >= 2
-    for meld in melds:
-        kind = meld.kind
-        bound += meld.huxi
-        if kind is GroupKind.PAO or kind is GroupKind.TI:
-            pao_ti += 1
-            owned += 4
-        else:
-            owned += 3
-            if not grows and meld.cards[0] == card and kind in GROWABLE:
-                grows = True
-    if not may_form_menzi(owned, pao_ti):
+        facts = memo[key] = win_facts(key, table)
+    return facts
+
+
+def may_win_on(facts: WinFacts, hand: Sequence[int], card: int, table_cards: int,
+               table_pao_ti: int, table_huxi: int, table_grows: bool, min_huxi: int,
+               table: HuxiTable = QQ_HUXI) -> bool:
+    """:func:`may_win` from the hand's :func:`hand_facts` and the table groups' totals:
+    their cards, their 跑/提, their 胡息, and whether one of them grows with ``card``
+    (a table 偎/臭偎/碰 of it), as a caller that keeps running totals knows them."""
+    if facts.isolated and not isolated_allow(facts.isolated, card):
+        return False
+    if not may_form_menzi(facts.cards + 1 + table_cards, facts.ti + table_pao_ti):
         return False
     qq = table is QQ_HUXI
-    if grows:
+    bound = facts.huxi + table_huxi
+    if table_grows or hand[card] >= 2:
         bound += _GROWTH if qq else _BOUNDS[table.name][0]
     if bound >= min_huxi:
         return True
@@ -623,5 +696,46 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
         bound + scoring_gain(facts.free, card, table) >= min_huxi
 
 
+def may_win_mask(facts: WinFacts, hand: Sequence[int], table_cards: int, table_pao_ti: int,
+                 table_huxi: int, table_grows: int, min_huxi: int,
+                 table: HuxiTable = QQ_HUXI) -> int:
+    """The cards :func:`may_win_on` may let through, as bits (bit ``c``: card ``c``), for
+    a caller that asks about many cards while the hand and table stay the same: its
+    checks that need no search, for every card at once. Every card :func:`may_win_on`
+    lets through is in the mask (it may let fewer through). ``table_grows`` has the bit
+    of every card with a table 偎/臭偎/碰.
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards
+    >>> hand = counts_of(parse_cards("壹贰叁 壹贰叁 壹贰叁 肆伍陆 肆伍陆 拾拾拾 三 十"))
+    >>> mask = may_win_mask(hand_facts(hand), hand, 0, 0, 0, 0, 15)
+    >>> format_cards(c for c in range(20) if mask >> c & 1)
+    '二'
+    """
+    if not may_form_menzi(facts.cards + 1 + table_cards, facts.ti + table_pao_ti):
+        return 0
+    mask = isolated_mask(facts.isolated)
+    need = min_huxi - facts.huxi - table_huxi  # what the card must add
+    if need <= 0 or not mask:
+        return mask
+    growth, gains = _GAIN_MASKS[table.name]
+    return mask & (gains(need) | (facts.pairs | table_grows) & gains(need - growth))
+
+
+def _gain_masks(table: HuxiTable) -> Callable[[int], int]:
+    """For a 胡息 ``need``, the cards whose most gain (:func:`_most_gain`) reaches it, as bits."""
+    gains = _most_gain(table)
+    masks = tuple(sum(1 << c for c in range(KINDS) if gains[c] >= need)
+                  for need in range(max(gains) + 1))
+
+    def reaching(need: int) -> int:
+        return masks[0] if need <= 0 else masks[need] if need < len(masks) else 0
+
+    return reaching
+
+
+_GAIN_MASKS: Final = {name: (_growth(t), _gain_masks(t)) for name, t in HUXI_TABLES.items()}
+
+
 _PARTNERS: Final = tuple(partners(c) for c in range(KINDS))
-_PARTNER_SETS: Final = tuple(frozenset(p) for p in _PARTNERS)
+_PARTNER_MASKS: Final = tuple(sum(1 << d for d in set(p)) for p in _PARTNERS)
+_ALL_CARDS_MASK: Final = (1 << KINDS) - 1

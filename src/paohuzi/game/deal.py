@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, counts_of, format_cards, parse_cards
 from paohuzi.core.errors import CardCountError, PaohuziError
@@ -25,6 +25,10 @@ __all__ = ["Deal", "DealError", "hand_seed"]
 def hand_seed(seed: int, index: int) -> int:
     """The deal seed of hand ``index`` of a run seeded ``seed`` (stable across versions)."""
     return (seed * 1_000_003 + index) & ((1 << 63) - 1)
+
+
+_DECK: Final = sorted(card for card in ALL_CARDS for _ in range(COPIES))
+"""The 80 cards in order (a deal sorted is this)."""
 
 
 class DealError(PaohuziError):
@@ -54,7 +58,7 @@ class Deal:
     @classmethod
     def from_seed(cls, seed: int, rules: Ruleset, dealer: int = 0) -> Deal:
         """Shuffle the 80 cards with ``random.Random(seed)`` and deal (§3.2)."""
-        deck = [card for card in ALL_CARDS for _ in range(COPIES)]
+        deck = list(_DECK)  # each card 4 times, in card order
         random.Random(seed).shuffle(deck)
         n = rules.players
         hands = tuple(tuple(sorted(deck[20 * i: 20 * i + 20])) for i in range(n))
@@ -109,7 +113,7 @@ class Deal:
                             f"{rules.set_aside}")
         cards = [c for h in self.hands for c in h] + [self.liangzhang, *self.wall,
                                                        *self.set_aside]
-        if counts_of(cards) != [COPIES] * KINDS:
+        if sorted(cards) != _DECK:
             raise DealError("the deal does not hold each of the 20 cards exactly 4 times")
 
     def to_json(self) -> dict[str, Any]:

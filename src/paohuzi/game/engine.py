@@ -26,13 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
 from paohuzi.core.chi import chi_options_counts, plans_key
 from paohuzi.core.errors import CardCountError, PaohuziError
-from paohuzi.core.groups import GROWABLE, Group, GroupKind
+from paohuzi.core.groups import GROWABLE, Group, GroupKind, HuxiTable
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import (
@@ -47,12 +47,15 @@ from paohuzi.core.settlement import (
 )
 from paohuzi.core.solver import (
     Arrangement,
+    WinFacts,
     best_partial_huxi,
-    may_win,
+    may_win_mask,
+    may_win_on,
     solve_counts,
     solve_tianhu,
-    tianhu_kind,
+    tianhu_kind_counts,
     win_barred,
+    win_facts,
 )
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.deal import Deal
@@ -138,7 +141,8 @@ class SeatState:
     the running totals (cards owned, table 胡息, 跑/提 count) exact.
     """
 
-    __slots__ = ("_identical", "chou", "chouhu", "declined_peng", "hand", "melds", "owned",
+    __slots__ = ("_facts", "_identical", "_mask_min", "_mask_table", "_mask_version",
+                 "_may_win_mask", "chou", "chouhu", "declined_peng", "hand", "melds", "owned",
                  "pao_ti", "pile", "table_huxi", "version", "xianggong")
 
     def __init__(self, hand: list[int]) -> None:
@@ -158,6 +162,13 @@ class SeatState:
         self._identical: dict[int, int] = {}  # card -> index of its identical table group
         self.version = 0
         """Bumped whenever the hand or the table changes (a key for callers' caches)."""
+        self._facts: WinFacts | None = None
+        self._may_win_mask = 0
+        """The win prefilter's facts of the hand and the cards it may let through (bits),
+        worked out for the version of the hand, 胡息 table and threshold below."""
+        self._mask_version = -1
+        self._mask_table: HuxiTable | None = None
+        self._mask_min = 0
 
     @classmethod
     def restore(cls, hand: Sequence[int], melds: Iterable[Group] = (), *,
@@ -236,17 +247,85 @@ class SeatState:
             return index
         return None
 
+    def identical_kind(self, card: int) -> GroupKind | None:
+        """The kind of the table group of identical ``card``, if there is one."""
+        index = self._identical.get(card)
+        return None if index is None else self.melds[index].kind
+
     def must_discard(self) -> bool:
         """Whether this seat discards after an intake (§4.4)."""
         return must_discard(self.owned, self.pao_ti)
 
+    def may_win(self, card: int, min_huxi: int, table: HuxiTable) -> bool:
+        """:func:`~paohuzi.core.solver.may_win` of this seat on ``card``, from the running
+        totals and the hand's facts, worked out once per version of the hand with the
+        cards they rule out at once (:func:`~paohuzi.core.solver.may_win_mask`)."""
+        facts = self._facts
+        if facts is None or self._mask_version != self.version \
+                or self._mask_table is not table or self._mask_min != min_huxi:
+            facts = self._prefilter(min_huxi, table)
+        if not self._may_win_mask >> card & 1:
+            return False
+        grows = self.identical_kind(card) in GROWABLE
+        return may_win_on(facts, self.hand, card, self.owned - facts.cards, self.pao_ti,
+                          self.table_huxi, grows, min_huxi, table)
+
+    def ruled_out(self, card: int, min_huxi: int, table: HuxiTable) -> bool:
+        """Whether the prefilter's mask, already worked out for this version of the hand,
+        ``table`` and ``min_huxi``, rules a win on ``card`` out (``False`` when the mask is
+        not known yet)."""
+        return self._mask_version == self.version and self._mask_table is table \
+            and self._mask_min == min_huxi and not self._may_win_mask >> card & 1
+
+    def _prefilter(self, min_huxi: int, table: HuxiTable) -> WinFacts:
+        facts = win_facts(self.hand, table)  # hand_facts' memo would rarely know the hand
+        grows = 0
+        for card, index in self._identical.items():
+            if self.melds[index].kind in GROWABLE:
+                grows |= 1 << card
+        self._may_win_mask = may_win_mask(facts, self.hand, self.owned - facts.cards,
+                                          self.pao_ti, self.table_huxi, grows, min_huxi, table)
+        self._facts = facts
+        self._mask_version, self._mask_table, self._mask_min = self.version, table, min_huxi
+        return facts
+
+
+_new_event: Final = tuple.__new__
+"""Builds an :class:`Event` from its fields without a Python-level call (a hot path)."""
 
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
 _DISCARDS = [Discard(card) for card in ALL_CARDS]
 
 
 _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
-_PENG_KIND = (GroupKind.PENG,)
+_SELF, _OTHER = Source.SELF, Source.OTHER
+
+
+# Enum members the hot paths use, bound once (a member lookup on its class is slow on 3.11).
+_DISCARDING: Final = Phase.DISCARD
+_CLAIMING: Final = Phase.CLAIM
+_ENDED: Final = Phase.ENDED
+_ON_DRAW: Final = ClaimContext.DRAW
+_ON_DISCARD: Final = ClaimContext.DISCARD
+_ON_OWN: Final = ClaimContext.OWN
+_ON_LIANGZHANG: Final = ClaimContext.LIANGZHANG
+_TI: Final = GroupKind.TI
+_PENG_GROUP: Final = GroupKind.PENG
+_PAO: Final = GroupKind.PAO
+_WEI: Final = GroupKind.WEI
+_CHOUWEI: Final = GroupKind.CHOUWEI
+_EV_DRAW: Final = EventKind.DRAW
+_EV_SHOW: Final = EventKind.SHOW
+_EV_DISCARD: Final = EventKind.DISCARD
+_EV_TO_PILE: Final = EventKind.TO_PILE
+_EV_PENG: Final = EventKind.PENG
+_EV_CHI: Final = EventKind.CHI
+_EV_PAO: Final = EventKind.PAO
+_EV_TI: Final = EventKind.TI
+_EV_WEI: Final = EventKind.WEI
+_EV_CHOUWEI: Final = EventKind.CHOUWEI
+_EV_NO_DISCARD: Final = EventKind.NO_DISCARD
+_EV_XIANGGONG: Final = EventKind.XIANGGONG
 
 
 @dataclass(slots=True)
@@ -350,7 +429,7 @@ class Hand:
         self.liangzhang_pending = not rules.liangzhang_shown
         """The hidden 21st card (§9.1) is not yet in the dealer's hand (nor in play)."""
         self._dealer_discards = 0
-        self.phase = Phase.CLAIM
+        self.phase = _CLAIMING
         self.turn = self.dealer
         self.claim: Claim | None = None
         self.result: HandResult | None = None
@@ -407,10 +486,10 @@ class Hand:
         hand.actions = []
         hand.claim = None
         hand.turn = turn
-        hand.phase = Phase.DISCARD
+        hand.phase = _DISCARDING
         if shown is not None:
             card, seat, context = shown
-            if context not in (ClaimContext.DISCARD, ClaimContext.DRAW):
+            if context not in (_ON_DISCARD, _ON_DRAW):
                 raise PositionError(f"a resumed hand shows a discarded or drawn card, "
                                     f"not a {context!r} one")
             hand.in_play = card
@@ -420,8 +499,8 @@ class Hand:
         if hand._copies_over_four():
             raise CardCountError("the position holds more than 4 copies of a card")
         if shown is not None:
-            hand._open_claim([], card, seat, ClaimContext(context),
-                            context == ClaimContext.DRAW and not wall)
+            hand._open_claim(card, seat, ClaimContext(context),
+                            context == _ON_DRAW and not wall)
         return hand
 
     def _copies_over_four(self) -> bool:
@@ -480,44 +559,45 @@ class Hand:
 
     @property
     def ended(self) -> bool:
-        return self.phase is Phase.ENDED
+        return self.phase is _ENDED
 
     def pending_seats(self) -> list[int]:
         """The seats whose decision the hand waits for, in priority order."""
-        if self.phase is Phase.DISCARD:
+        if self.phase is _DISCARDING:
             return [self.turn]
-        if self.phase is Phase.CLAIM and self.claim is not None:
+        if self.phase is _CLAIMING and self.claim is not None:
             return [s for s in self.order_from(self.claim.seat)
                     if s in self.claim.options and s not in self.claim.answers]
         return []
 
     # ---- the start of the hand (§3) ------------------------------------------------
 
-    def _emit(self, events: list[Event], event: Event) -> None:
-        events.append(event)
-        self.events.append(event)
+    def _emit(self, kind: EventKind, seat: int | None = None, cards: tuple[Card, ...] = (),
+              private: bool = False, detail: str = "") -> None:
+        self.events.append(_new_event(Event, (kind, seat, cards, private, detail)))
 
     def _start(self) -> None:
-        events: list[Event] = []
         shown = self.rules.liangzhang_shown
         for seat in range(self.players):
             dealt = tuple(self.seats[seat].hand_cards)
             if seat == self.dealer and not shown:  # §9.1: the 21st card is not shown
                 dealt = tuple(sorted((*dealt, self.liangzhang)))
-            self._emit(events, Event(EventKind.DEAL, seat, dealt, private=True))
+            self._emit(EventKind.DEAL, seat, dealt, private=True)
         if shown:
-            self._emit(events, Event(EventKind.LIANGZHANG, self.dealer, (self.liangzhang,)))
+            self._emit(EventKind.LIANGZHANG, self.dealer, (self.liangzhang,))
         if self.rules.dipai_shown:
-            self._show_dipai(events)
+            self._show_dipai()
         # §3.3 mandatory 天胡: dealer first (with his 亮张), then 下家, then 上家.
         for seat in self.order_from(self.dealer):
-            cards = self.seats[seat].hand_cards
+            counts = self.seats[seat].hand
             if seat == self.dealer:
-                cards = [*cards, self.liangzhang]
-            if tianhu_kind(cards) is not None:
+                counts = list(counts)
+                counts[self.liangzhang] += 1
+            if tianhu_kind_counts(counts) is not None:
+                cards = [ALL_CARDS[c] for c in range(KINDS) for _ in range(counts[c])]
                 arrangement = solve_tianhu(cards, table=self.table)
                 assert arrangement is not None
-                self._win(events, seat, None, Source.TIANHU, arrangement,
+                self._win(seat, None, Source.TIANHU, arrangement,
                           win_context(Source.TIANHU))
                 return
         # §3.4 optional 亮张胡; §9.1 (亮张 hidden): the dealer's 天胡 with his 21 cards.
@@ -529,22 +609,22 @@ class Hand:
                 options[seat] = [Hu(), Pass()]
                 wins[seat] = win
         if options:
-            self.claim = Claim(self.liangzhang, self.dealer, ClaimContext.LIANGZHANG, options,
+            self.claim = Claim(self.liangzhang, self.dealer, _ON_LIANGZHANG, options,
                                wins=wins)
-            self.phase = Phase.CLAIM
+            self.phase = _CLAIMING
             self._claim_point()
             return
         self._claim_point()
-        self._after_liangzhang(events)
+        self._after_liangzhang()
 
-    def _show_dipai(self, events: list[Event]) -> None:
+    def _show_dipai(self) -> None:
         """§9.1 底牌: the wall's last card is shown; a red one goes to the top of the wall
         and the next bottom card is shown, until a black one is (rules-notes N20)."""
         for _ in range(len(self.wall)):
             card = self.wall[-1]
             red = card.is_red
-            self._emit(events, Event(EventKind.DIPAI, None, (card,),
-                                     detail="red: to the top" if red else ""))
+            self._emit(EventKind.DIPAI, None, (card,),
+                       detail="red: to the top" if red else "")
             if not red:
                 break
             self.wall.insert(0, self.wall.pop())
@@ -554,7 +634,7 @@ class Hand:
         """Whether a drawn card may be won: never the shown 底牌 (§9.1)."""
         return not (last and self.rules.dipai_shown)
 
-    def _after_liangzhang(self, events: list[Event]) -> None:
+    def _after_liangzhang(self) -> None:
         dealer = self.seats[self.dealer]
         dealer.receive(self.liangzhang)
         self.in_play = None
@@ -562,80 +642,82 @@ class Hand:
         # §3.5 automatic 提 of every 4-of-a-kind.
         for seat in self.order_from(self.dealer):
             st = self.seats[seat]
+            if 4 not in st.hand:
+                continue
             for c in range(KINDS):
                 if st.hand[c] == 4:
                     st.take(c, 4)
-                    st.lay(Group.identical(GroupKind.TI, c, self.table), 4)
-                    self._emit(events, Event(EventKind.TI, seat, (ALL_CARDS[c],), detail="dealt"))
+                    st.lay(Group.identical(_TI, c, self.table), 4)
+                    self._emit(_EV_TI, seat, (ALL_CARDS[c],), detail="dealt")
         # §3.6 the dealer discards unless the discard rule says he has no extra card.
-        self._after_intake(events, self.dealer)
+        self._after_intake(self.dealer)
 
     # ---- flow ----------------------------------------------------------------------
 
-    def _after_intake(self, events: list[Event], seat: int) -> None:
+    def _after_intake(self, seat: int) -> None:
         """§4.4: discard exactly when holding an extra card; otherwise the 下家 draws."""
         st = self.seats[seat]
         if st.must_discard():
-            if any(0 < n <= 2 for n in st.hand):
-                self.phase = Phase.DISCARD
+            if 1 in st.hand or 2 in st.hand:  # a card outside the 坎 to discard
+                self.phase = _DISCARDING
                 self.turn = seat
                 self.claim = None
                 return
             st.xianggong = True  # §4.4 [decision] 相公: only 坎 cards, cannot discard
-            self._emit(events, Event(EventKind.XIANGGONG, seat))
+            self._emit(_EV_XIANGGONG, seat)
         else:
-            self._emit(events, Event(EventKind.NO_DISCARD, seat))
-        self._draw(events, self.next_seat(seat))
+            self._emit(_EV_NO_DISCARD, seat)
+        self._draw(self.next_seat(seat))
 
-    def _draw(self, events: list[Event], seat: int) -> None:
+    def _draw(self, seat: int) -> None:
         if not self.wall:
-            self._emit(events, Event(EventKind.HUANGZHUANG))
-            self._end_drawn(events)
+            self._emit(EventKind.HUANGZHUANG)
+            self._end_drawn()
             return
         card = self.wall.pop(0)
         last = not self.wall
         st = self.seats[seat]
         self.turn = seat
-        self._emit(events, Event(EventKind.DRAW, seat, (card,), private=True))
+        self._emit(_EV_DRAW, seat, (card,), private=True)
         wei_index = st.meld_of(card, _WEI_KINDS)
         if st.hand[card] == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
-            win = self._win_check(seat, card, Source.SELF) if self._winnable(last) else None
+            win = self._win_check(seat, card, _SELF) if self._winnable(last) else None
             if st.hand[card] == 3:
                 st.take(card, 3)
-                st.lay(Group.identical(GroupKind.TI, card, self.table), 4)
+                st.lay(Group.identical(_TI, card, self.table), 4)
             else:
                 assert wei_index is not None
-                st.grow(wei_index, Group.identical(GroupKind.TI, card, self.table))
-            self._emit(events, Event(EventKind.TI, seat, (card,)))
-            self._own_claim(events, seat, card, win, last)
+                st.grow(wei_index, Group.identical(_TI, card, self.table))
+            self._emit(_EV_TI, seat, (card,))
+            self._own_claim(seat, card, win, last)
             return
         if st.hand[card] == 2:
             # §4.2.1 偎 (臭偎 after a declined 碰): forced, face down.
-            win = self._win_check(seat, card, Source.SELF) if self._winnable(last) else None
+            win = self._win_check(seat, card, _SELF) if self._winnable(last) else None
             st.take(card, 2)
             chou = card in st.declined_peng
-            kind = GroupKind.CHOUWEI if chou else GroupKind.WEI
+            kind = _CHOUWEI if chou else _WEI
             st.lay(Group.identical(kind, card, self.table), 3)
-            event = EventKind.CHOUWEI if chou else EventKind.WEI
-            self._emit(events, Event(event, seat, (card,) * 3, private=not chou))
-            self._own_claim(events, seat, card, win, last)
+            event = _EV_CHOUWEI if chou else _EV_WEI
+            self._emit(event, seat, (card,) * 3, private=not chou)
+            self._own_claim(seat, card, win, last)
             return
-        self._emit(events, Event(EventKind.SHOW, seat, (card,)))
+        self._emit(_EV_SHOW, seat, (card,))
         self.in_play = card
-        self._open_claim(events, card, seat, ClaimContext.DRAW, last)
+        self._open_claim(card, seat, _ON_DRAW, last)
 
-    def _own_claim(self, events: list[Event], seat: int, card: Card,
+    def _own_claim(self, seat: int, card: Card,
                    win: Arrangement | None, last: bool) -> None:
         if win is not None:
-            self.claim = Claim(card, seat, ClaimContext.OWN, {seat: [Hu(), Pass()]},
+            self.claim = Claim(card, seat, _ON_OWN, {seat: [Hu(), Pass()]},
                                wins={seat: win},
                                last=last)
-            self.phase = Phase.CLAIM
+            self.phase = _CLAIMING
             self._claim_point()
             return
         self._claim_point()
-        self._after_intake(events, seat)
+        self._after_intake(seat)
 
     def _claim_point(self) -> None:
         if self.on_claim_point is not None:
@@ -644,78 +726,102 @@ class Hand:
     def _win_check(self, seat: int, card: int, source: Source) -> Arrangement | None:
         """The winning arrangement of ``seat`` on ``card``, or None (§6.1 conditions)."""
         st = self.seats[seat]
-        if st.xianggong:
+        if st.xianggong or st.chouhu.get(card) == st.table_huxi:  # 相公 (§4.4), 臭胡 (§4.5)
             return None
-        if st.chouhu.get(card) == st.table_huxi:  # §4.5 臭胡
+        if self.use_filters and not st.may_win(card, self.rules.min_huxi, self.table):
             return None
         if win_barred(self.rules, st.hand, st.melds, card, source, dealer=seat == self.dealer):
             return None  # §9 changde option: no win on a card he would 提 or 偎
-        if self.use_filters and not may_win(st.hand, st.melds, card, self.rules.min_huxi,
-                                            self.table):
-            return None
         return solve_counts(st.hand, st.melds, card, source, min_huxi=self.rules.min_huxi,
                             trusted=True, dealer=seat == self.dealer, table=self.table)
 
-    def _open_claim(self, events: list[Event], card: Card, owner: int, context: ClaimContext,
+    def _open_claim(self, card: Card, owner: int, context: ClaimContext,
                     last: bool) -> None:
         """``owner`` shows a card (discarded or drawn): find every seat's options (§4.1, §4.2)."""
-        drawn = context is ClaimContext.DRAW
+        drawn = context is _ON_DRAW
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
-        if drawn and self._winnable(last):  # 1. 胡, drawer first (§4.1: never on a discard)
-            for seat in self.order_from(owner):
-                win = self._win_check(seat, card, Source.SELF if seat == owner else Source.OTHER)
-                if win is not None:
-                    wins[seat] = win
-                    options[seat] = [_HU]
-        elif not drawn and self.rules.win_on_discard:  # §9.1: 胡 on another's discard
-            for seat in self.order_from(owner)[1:]:
-                win = self._win_check(seat, card, Source.OTHER)
-                if win is not None:
-                    wins[seat] = win
-                    options[seat] = [_HU]
-        forced_pao = None  # 2. 跑 (forced)
-        peng_seat = None
-        for seat in self.order_from(owner):
-            st = self.seats[seat]
-            held = st.hand[card]
-            if seat != owner:
-                if held == 3 or st.meld_of(card, _WEI_KINDS) is not None:
-                    forced_pao = seat
-                elif held == 2 and not (self.rules.chou_blocks_peng and card in st.chou):
-                    peng_seat = seat
-            if drawn and st.meld_of(card, _PENG_KIND) is not None:
-                forced_pao = seat
+        order = self._orders[owner]
+        # 1. 胡: on a drawn card, drawer first (§4.1: never on a discard, but §9.1)
+        if self._winnable(last) if drawn else self.rules.win_on_discard:
+            self._offer_wins(options, wins, card, owner, order if drawn else order[1:])
+        forced_pao = self._forced_pao(card, owner, drawn)  # 2. 跑 (forced)
         if forced_pao is None:
-            if peng_seat is not None:  # 3. 碰 (one seat at most can hold a pair of it)
-                options.setdefault(peng_seat, []).append(_PENG)
-            eaters = [owner, self.next_seat(owner)] if drawn else [self.next_seat(owner)]
-            for seat in eaters:  # 4. 吃
-                st = self.seats[seat]
-                if card in st.chou:
-                    continue
-                plans = _chi_actions(st.hand, card)
-                if plans:
-                    options.setdefault(seat, []).extend(plans)
-        for seat in options:
-            options[seat].append(_PASS)
+            self._offer_peng(options, card, owner)  # 3. 碰
+            self._offer_chi(options, card, (owner, order[1]) if drawn else order[1:2])  # 4. 吃
+        if not options and forced_pao is None and self.on_claim_point is None:
+            # Nobody may take the card and nobody watches the claim point: as _resolve
+            # would do with this claim, without making it.
+            self.phase = _CLAIMING
+            self.claim = None
+            self.in_play = None
+            self._to_pile(owner, card)
+            return
+        for opts in options.values():
+            opts.append(_PASS)
         dihu = not drawn and owner == self.dealer and self._dealer_discards == 1
         self.claim = Claim(card, owner, context, options, forced_pao=forced_pao, wins=wins,
                            last=last, dihu=dihu)
-        self.phase = Phase.CLAIM
+        self.phase = _CLAIMING
         self._claim_point()
         if not options:
-            self._resolve(events)
+            self._resolve()
+
+    def _offer_wins(self, options: dict[int, list[Action]], wins: dict[int, Arrangement],
+                    card: int, owner: int, seats: Sequence[int]) -> None:
+        for seat in seats:
+            if self.seats[seat].ruled_out(card, self.rules.min_huxi, self.table) \
+                    and self.use_filters:
+                continue  # the prefilter's mask of this hand version says no
+            win = self._win_check(seat, card, _SELF if seat == owner else _OTHER)
+            if win is not None:
+                wins[seat] = win
+                options[seat] = [_HU]
+
+    def _forced_pao(self, card: int, owner: int, drawn: bool) -> int | None:
+        """The seat that must 跑 ``card`` (§4.2), if any: another seat holding a 坎 of it
+        or a table 偎; on a drawn card, a seat (the drawer too) with a table 碰 of it."""
+        forced = None
+        for seat in self._orders[owner]:
+            st = self.seats[seat]
+            index = st._identical.get(card)
+            if index is None:  # no table group of it: a hand 坎 of another seat
+                if seat != owner and st.hand[card] == 3:
+                    forced = seat
+                continue
+            kind = st.melds[index].kind
+            if (seat != owner and kind in _WEI_KINDS) or (drawn and kind is _PENG_GROUP):
+                forced = seat
+        return forced
+
+    def _offer_peng(self, options: dict[int, list[Action]], card: int, owner: int) -> None:
+        """碰 for the seat holding a pair of ``card`` (one seat at most can), unless 臭."""
+        for seat in self._orders[owner][1:]:
+            st = self.seats[seat]
+            if st.hand[card] == 2:
+                if not (self.rules.chou_blocks_peng and card in st.chou):
+                    options.setdefault(seat, []).append(_PENG)
+                return
+
+    def _offer_chi(self, options: dict[int, list[Action]], card: int,
+                   eaters: Sequence[int]) -> None:
+        for seat in eaters:
+            st = self.seats[seat]
+            if card in st.chou:
+                continue
+            plans = _chi_actions(st.hand, card)
+            if plans:
+                options.setdefault(seat, []).extend(plans)
 
     # ---- the validation path -------------------------------------------------------
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty when nothing is asked of it)."""
-        if self.phase is Phase.DISCARD and seat == self.turn:
+        if self.phase is _DISCARDING and seat == self.turn:
             st = self.seats[seat]
             return [_DISCARDS[c] for c, n in enumerate(st.hand) if 0 < n <= 2]
         claim = self.claim
-        if self.phase is Phase.CLAIM and claim is not None and seat in claim.options \
+        if self.phase is _CLAIMING and claim is not None and seat in claim.options \
                 and seat not in claim.answers:
             return list(claim.options[seat])
         return []
@@ -726,9 +832,9 @@ class Hand:
             raise IllegalActionError(f"there is no seat {seat!r}")
         if not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
-        if self.phase is Phase.ENDED:
+        if self.phase is _ENDED:
             raise IllegalActionError("the hand has ended")
-        if self.phase is Phase.DISCARD:
+        if self.phase is _DISCARDING:
             if seat != self.turn:
                 raise IllegalActionError(f"seat {seat} may not act: seat {self.turn} discards")
             if not isinstance(action, Discard):
@@ -746,7 +852,7 @@ class Hand:
             raise IllegalActionError(f"seat {seat} has no decision on {claim.card.text}")
         if seat in claim.answers:
             raise IllegalActionError(f"seat {seat} has already answered")
-        if action not in claim.options[seat]:
+        if not _offered(action, claim.options[seat]):
             allowed = ", ".join(a.text for a in claim.options[seat])
             raise IllegalActionError(f"seat {seat} may not {action.text} on "
                                      f"{claim.card.text}; allowed: {allowed}")
@@ -763,31 +869,31 @@ class Hand:
         nothing changes)."""
         self.verify(seat, action)
         self.actions.append((seat, action))
-        events: list[Event] = []
-        if self.phase is Phase.DISCARD:
+        start = len(self.events)
+        if self.phase is _DISCARDING:
             assert isinstance(action, Discard)
-            self._discard(events, seat, action.card)
-            return events
+            self._discard(seat, action.card)
+            return self.events[start:]
         claim = self.claim
         assert claim is not None
         claim.answers[seat] = action  # kept secret until the claim resolves
-        if all(s in claim.answers for s in claim.options):
-            self._resolve(events)
-        return events
+        if len(claim.answers) == len(claim.options):  # every seat asked has answered
+            self._resolve()
+        return self.events[start:]
 
     # ---- applying ------------------------------------------------------------------
 
-    def _discard(self, events: list[Event], seat: int, card: Card) -> None:
+    def _discard(self, seat: int, card: Card) -> None:
         st = self.seats[seat]
         st.take(card)
         st.chou.add(card)  # §4.5 (a): one's own discard is 臭
         if seat == self.dealer:
             self._dealer_discards += 1
         self.in_play = card
-        self._emit(events, Event(EventKind.DISCARD, seat, (card,)))
-        self._open_claim(events, card, seat, ClaimContext.DISCARD, False)
+        self._emit(_EV_DISCARD, seat, (card,))
+        self._open_claim(card, seat, _ON_DISCARD, False)
 
-    def _resolve(self, events: list[Event]) -> None:
+    def _resolve(self) -> None:
         claim = self.claim
         assert claim is not None
         card, answers = claim.card, claim.answers
@@ -795,80 +901,102 @@ class Hand:
             self.claim = None
             self.in_play = None
             if claim.forced_pao is not None:
-                self._pao(events, claim.forced_pao, card)
-                self._after_intake(events, claim.forced_pao)
+                self._pao(claim.forced_pao, card)
+                self._after_intake(claim.forced_pao)
             else:
-                self.seats[claim.seat].pile.append(card)
-                self._emit(events, Event(EventKind.TO_PILE, claim.seat, (card,)))
-                self._draw(events, self.next_seat(claim.seat))
+                self._to_pile(claim.seat, card)
             return
-        winner = next((s for s in self.order_from(claim.seat)
-                       if isinstance(answers.get(s), Hu)), None)
-        # 臭胡: a seat that could win and did not (§4.5).
-        for seat in claim.wins:
-            if seat != winner and not isinstance(answers.get(seat), Hu):
-                self.seats[seat].chouhu[card] = self.seats[seat].table_huxi
-        if winner is not None:
-            self._win_on_claim(events, claim, winner)
+        if claim.wins and self._resolve_wins(claim):
             return
-        if claim.context is ClaimContext.LIANGZHANG:
+        if claim.context is _ON_LIANGZHANG:
             self.claim = None
-            self._after_liangzhang(events)
+            self._after_liangzhang()
             return
-        if claim.context is ClaimContext.OWN:
+        if claim.context is _ON_OWN:
             self.claim = None
-            self._after_intake(events, claim.seat)
+            self._after_intake(claim.seat)
             return
-        taker: int | None = None
-        if claim.forced_pao is not None:
-            taker = claim.forced_pao
-            self._pao(events, taker, card)
+        taker = claim.forced_pao
+        if taker is not None:
+            self._pao(taker, card)
         else:
-            peng_seat = next((s for s, a in answers.items() if isinstance(a, Peng)), None)
-            chi_seat = next((s for s in self.order_from(claim.seat)
-                             if isinstance(answers.get(s), Chi)), None)
-            if peng_seat is not None:
-                taker = peng_seat
-                self._peng(events, peng_seat, card)
-            elif chi_seat is not None:
-                taker = chi_seat
-                chi = answers[chi_seat]
-                assert isinstance(chi, Chi)
-                self._chi(events, chi_seat, card, chi)
-        # §4.5 (b): passing on a 吃/碰 makes the card 臭; being pre-empted does not.
+            taker = self._take(claim)
         for seat, action in answers.items():
             if isinstance(action, Pass):
-                opts = claim.options[seat]
-                if any(isinstance(a, Chi | Peng) for a in opts):
-                    self.seats[seat].chou.add(card)
-                if any(isinstance(a, Peng) for a in opts):
-                    self.seats[seat].declined_peng.add(card)
+                self._passed(seat, card, claim.options[seat])
         self.claim = None
         self.in_play = None
         if taker is None:
-            self.seats[claim.seat].pile.append(card)
-            self._emit(events, Event(EventKind.TO_PILE, claim.seat, (card,)))
-            self._draw(events, self.next_seat(claim.seat))
+            self._to_pile(claim.seat, card)
         else:
-            self._after_intake(events, taker)
+            self._after_intake(taker)
 
-    def _pao(self, events: list[Event], seat: int, card: Card) -> None:
+    def _passed(self, seat: int, card: Card, options: list[Action]) -> None:
+        """§4.5 (b): passing on a 吃/碰 makes the card 臭 (a declined 碰 also makes a
+        later 偎 of it a 臭偎); being pre-empted does not."""
+        chi = peng = False
+        for option in options:
+            if isinstance(option, Chi):
+                chi = True
+            elif isinstance(option, Peng):
+                peng = True
+        if chi or peng:
+            self.seats[seat].chou.add(card)
+        if peng:
+            self.seats[seat].declined_peng.add(card)
+
+    def _to_pile(self, seat: int, card: Card) -> None:
+        """Nobody took ``card``: it goes to ``seat``'s pile and his 下家 draws."""
+        self.seats[seat].pile.append(card)
+        self._emit(_EV_TO_PILE, seat, (card,))
+        self._draw(self.next_seat(seat))
+
+    def _resolve_wins(self, claim: Claim) -> bool:
+        """A 胡 answered wins (the first in priority order); whoever could win and did not
+        gets a 臭胡 (§4.5). Whether the hand was won."""
+        answers = claim.answers
+        winner = next((s for s in self._orders[claim.seat] if isinstance(answers.get(s), Hu)),
+                      None)
+        for seat in claim.wins:
+            if seat != winner and not isinstance(answers.get(seat), Hu):
+                self.seats[seat].chouhu[claim.card] = self.seats[seat].table_huxi
+        if winner is None:
+            return False
+        self._win_on_claim(claim, winner)
+        return True
+
+    def _take(self, claim: Claim) -> int | None:
+        """Apply an answered 碰 (before any 吃), else the first 吃 in priority order; the
+        seat that took the card, if any."""
+        answers = claim.answers
+        for seat, action in answers.items():
+            if isinstance(action, Peng):
+                self._peng(seat, claim.card)
+                return seat
+        for seat in self._orders[claim.seat]:
+            chi = answers.get(seat)
+            if isinstance(chi, Chi):
+                self._chi(seat, claim.card, chi)
+                return seat
+        return None
+
+    def _pao(self, seat: int, card: Card) -> None:
         st = self.seats[seat]
         index = st.meld_of(card, GROWABLE)
         if index is not None:
-            st.grow(index, Group.identical(GroupKind.PAO, card, self.table))
+            st.grow(index, Group.identical(_PAO, card, self.table))
         else:
             st.take(card, 3)
-            st.lay(Group.identical(GroupKind.PAO, card, self.table), 4)
-        self._emit(events, Event(EventKind.PAO, seat, (card,) * 4))
+            st.lay(Group.identical(_PAO, card, self.table), 4)
+        self._emit(_EV_PAO, seat, (card,) * 4)
 
-    def _peng(self, events: list[Event], seat: int, card: Card) -> None:
+    def _peng(self, seat: int, card: Card) -> None:
         st = self.seats[seat]
         st.take(card, 2)
-        st.lay(Group.identical(GroupKind.PENG, card, self.table), 3)
-        self._emit(events, Event(EventKind.PENG, seat, (card,) * 3))
+        st.lay(Group.identical(_PENG_GROUP, card, self.table), 3)
+        self._emit(_EV_PENG, seat, (card,) * 3)
 
-    def _chi(self, events: list[Event], seat: int, card: Card, chi: Chi) -> None:
+    def _chi(self, seat: int, card: Card, chi: Chi) -> None:
         st = self.seats[seat]
         used = list(chi.eat.cards)
         used.remove(card)
@@ -880,19 +1008,19 @@ class Hand:
         for g in chi.bi:
             st.lay(g.scored_by(self.table), 3)
         cards = tuple(c for g in (chi.eat, *chi.bi) for c in g.cards)
-        self._emit(events, Event(EventKind.CHI, seat, cards, detail=chi.text))
+        self._emit(_EV_CHI, seat, cards, detail=chi.text)
 
-    def _win_on_claim(self, events: list[Event], claim: Claim, winner: int) -> None:
-        if claim.context is ClaimContext.LIANGZHANG:
+    def _win_on_claim(self, claim: Claim, winner: int) -> None:
+        if claim.context is _ON_LIANGZHANG:
             source = Source.LIANGZHANG
         else:
-            own = claim.context is ClaimContext.OWN or winner == claim.seat
+            own = claim.context is _ON_OWN or winner == claim.seat
             source = Source.SELF if own else Source.OTHER
         dihu = claim.dihu and winner == self.next_seat(self.dealer)
         ctx = win_context(source, dealer=winner == self.dealer, last=claim.last, dihu=dihu)
-        self._win(events, winner, claim.card, source, claim.wins[winner], ctx)
+        self._win(winner, claim.card, source, claim.wins[winner], ctx)
 
-    def _win(self, events: list[Event], winner: int, card: Card | None, source: Source,
+    def _win(self, winner: int, card: Card | None, source: Source,
              arrangement: Arrangement, ctx: WinContext) -> None:
         s = settle(arrangement, ctx, self.rules)
         paid = payout(Won(winner, s), self.rules)
@@ -900,23 +1028,22 @@ class Hand:
             EndReason.TIANHU if source is Source.TIANHU else EndReason.HU, winner=winner,
             card=card, source=source, arrangement=arrangement, settlement=s, points=paid.points,
             beans=paid.beans, xingjia_points=paid.xingjia_points)
-        self._emit(events, Event(EventKind.HU, winner, tuple(arrangement.cards),
-                                 detail=str(arrangement)))
+        self._emit(EventKind.HU, winner, tuple(arrangement.cards), detail=str(arrangement))
         self._finish()
 
-    def _end_drawn(self, events: list[Event]) -> None:
+    def _end_drawn(self) -> None:
         paid = payout(Huangzhuang(self.dealer), self.rules)
         self.result = HandResult(EndReason.HUANGZHUANG, points=paid.points, beans=paid.beans,
                                  xingjia_points=paid.xingjia_points)
         self._finish()
 
     def _finish(self) -> None:
-        self.phase = Phase.ENDED
+        self.phase = _ENDED
         self.claim = None
 
     def escape(self, seat: int) -> list[Event]:
         """逃跑: ``seat`` leaves mid-hand and pays the §7.4 penalty; the hand ends."""
-        if self.phase is Phase.ENDED:
+        if self.phase is _ENDED:
             raise IllegalActionError("the hand has ended")
         if not 0 <= seat < self.players:
             raise IllegalActionError(f"there is no seat {seat!r}")
@@ -925,10 +1052,9 @@ class Hand:
         paid = payout(Taopao(seat, h), self.rules)
         self.result = HandResult(EndReason.ESCAPE, points=paid.points, beans=paid.beans,
                                  xingjia_points=paid.xingjia_points, leaver=seat)
-        events: list[Event] = []
-        self._emit(events, Event(EventKind.ESCAPE, seat, detail=f"H={h}"))
+        self._emit(EventKind.ESCAPE, seat, detail=f"H={h}")
         self._finish()
-        return events
+        return self.events[-1:]
 
     # ---- inspection ----------------------------------------------------------------
 
@@ -951,6 +1077,15 @@ class Hand:
                                                           key=lambda kv: kv[0]))),
             None if self.result is None else repr(self.result.to_json()),
         )
+
+
+def _offered(action: Action, options: list[Action]) -> bool:
+    """Whether ``action`` is one of ``options``: the very object (what ``legal_actions``
+    handed out) found first, an equal one otherwise (a parsed action)."""
+    for option in options:
+        if option is action:
+            return True
+    return action in options
 
 
 _chi_memo: dict[int, tuple[Chi, ...]] = {}
