@@ -34,6 +34,7 @@ from paohuzi.core.chi import chi_options_counts, plans_key
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import GROWABLE, Group, GroupKind
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
+from paohuzi.core.native import mypyc_attr
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import (
     Huangzhuang,
@@ -122,6 +123,7 @@ class Event(NamedTuple):
         return f"{who}{self.kind}{cards}{detail}"
 
 
+@mypyc_attr(native_class=False)
 class SeatState:
     """One seat's cards and memory (hidden from the others except the table).
 
@@ -249,6 +251,7 @@ _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
 _PENG_KIND = (GroupKind.PENG,)
 
 
+@mypyc_attr(native_class=False)
 @dataclass(slots=True)
 class Claim:
     """A pending decision on one card.
@@ -269,6 +272,7 @@ class Claim:
     """The dealer's first discard (a win on it by his 下家 is 地胡, §9.1)."""
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class HandResult:
     """How the hand ended and what each seat scores."""
@@ -312,6 +316,7 @@ class HandResult:
         return data
 
 
+@mypyc_attr(native_class=False)
 class Hand:
     """One hand of 跑胡子 from the deal to its end."""
 

@@ -1,0 +1,37 @@
+"""Build hook: the pure-Python package by default; ``PAOHUZI_COMPILE=1`` also compiles
+the hot core modules with mypyc (same sources, C extensions beside them).
+
+The compiled build needs a C compiler, the Python headers and ``mypy`` at build time
+(the in-tree build backend ``build_backend/paohuzi_build.py`` asks pip for it).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+from setuptools import setup
+
+ROOT = Path(__file__).resolve().parent
+
+
+def compiled_modules() -> list[str]:
+    """``paohuzi.core.native.COMPILED_MODULES``, read without importing the package."""
+    tree = ast.parse((ROOT / "src/paohuzi/core/native.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "COMPILED_MODULES":
+            return [str(name) for name in ast.literal_eval(node.value)]
+    raise RuntimeError("COMPILED_MODULES not found in src/paohuzi/core/native.py")
+
+
+def _ext_modules() -> list[object]:
+    if os.environ.get("PAOHUZI_COMPILE", "") not in ("1", "true", "yes"):
+        return []
+    from mypyc.build import mypycify
+
+    paths = [f"src/{name.replace('.', '/')}.py" for name in compiled_modules()]
+    return list(mypycify(paths, opt_level="3"))
+
+
+setup(ext_modules=_ext_modules())
