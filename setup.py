@@ -26,12 +26,18 @@ def compiled_modules() -> list[str]:
 
 
 def _ext_modules() -> list[object]:
-    if os.environ.get("PAOHUZI_COMPILE", "") not in ("1", "true", "yes"):
+    if os.environ.get("PAOHUZI_COMPILE", "").strip().lower() not in ("1", "true", "yes"):
         return []
-    from mypyc.build import mypycify
+    try:
+        from mypyc.build import mypycify
+    except ImportError as error:
+        raise RuntimeError("PAOHUZI_COMPILE=1: the compiled build needs mypy (mypyc) at build "
+                           "time: pip install mypy, or build without PAOHUZI_COMPILE") from error
 
     paths = [f"src/{name.replace('.', '/')}.py" for name in compiled_modules()]
-    return list(mypycify(paths, opt_level="3"))
+    # one shared library, paohuzi_native__mypyc.*.so, beside the package
+    return list(mypycify(paths, opt_level="3", group_name="paohuzi_native"))
 
 
-setup(ext_modules=_ext_modules())
+if __name__ == "__main__":  # pip's build backend and ``python setup.py`` run it as __main__
+    setup(ext_modules=_ext_modules())
