@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 from pathlib import Path
 
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
+BUILD_BASE = "build/compiled"
+"""Where the compiled build's C sources and objects go, emptied before each build: a module
+taken off the list must not come back from an earlier build's leftovers."""
+
+
+def compile_requested() -> bool:
+    return os.environ.get("PAOHUZI_COMPILE", "").strip().lower() in ("1", "true", "yes")
 
 
 def compiled_modules() -> list[str]:
@@ -26,7 +34,7 @@ def compiled_modules() -> list[str]:
 
 
 def _ext_modules() -> list[object]:
-    if os.environ.get("PAOHUZI_COMPILE", "").strip().lower() not in ("1", "true", "yes"):
+    if not compile_requested():
         return []
     try:
         from mypyc.build import mypycify
@@ -34,10 +42,13 @@ def _ext_modules() -> list[object]:
         raise RuntimeError("PAOHUZI_COMPILE=1: the compiled build needs mypy (mypyc) at build "
                            "time: pip install mypy, or build without PAOHUZI_COMPILE") from error
 
+    shutil.rmtree(ROOT / BUILD_BASE, ignore_errors=True)
     paths = [f"src/{name.replace('.', '/')}.py" for name in compiled_modules()]
     # one shared library, paohuzi_native__mypyc.*.so, beside the package
-    return list(mypycify(paths, opt_level="3", group_name="paohuzi_native"))
+    return list(mypycify(paths, opt_level="3", group_name="paohuzi_native",
+                         target_dir=f"{BUILD_BASE}/c"))
 
 
 if __name__ == "__main__":  # pip's build backend and ``python setup.py`` run it as __main__
-    setup(ext_modules=_ext_modules())
+    setup(ext_modules=_ext_modules(),
+          options={"build": {"build_base": BUILD_BASE}} if compile_requested() else {})

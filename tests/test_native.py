@@ -18,11 +18,11 @@ import pytest
 import paohuzi
 from paohuzi.core import native
 from paohuzi.core.cards import Card, parse_cards
-from paohuzi.core.errors import CardTextError, PaohuziError
+from paohuzi.core.errors import CardTextError, MeldError, PaohuziError
 from paohuzi.core.groups import Group, GroupKind
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.solver import solve
-from paohuzi.game.engine import Hand
+from paohuzi.game.engine import Hand, IllegalActionError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,6 +72,12 @@ def test_bad_input_keeps_its_precise_error_on_either_build() -> None:
         solve(hand, [], Card.parse("拾"), "nowhere")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"card index must be 0\.\.19"):
         Card(20)
+    with pytest.raises(MeldError, match="unknown group kind 'straight'"):
+        Group.make("straight", parse_cards("一二三"))
+    game = Hand.from_seed(4, Ruleset())
+    action = game.legal_actions(game.pending_seats()[0])[0]
+    with pytest.raises(IllegalActionError, match="there is no seat 'east'"):
+        game.act("east", action)  # type: ignore[arg-type]
 
 
 def test_a_hand_copies_on_either_build() -> None:

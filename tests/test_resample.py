@@ -168,8 +168,7 @@ def _uniform_world(obs: Observation, rng: random.Random) -> Hand | None:
             declined_peng=obs.declined_peng if mine else (), chouhu=obs.chouhu if mine else (),
             xianggong=obs.xianggong[seat]))
     cards = [ALL_CARDS[c] for c in pool]
-    liangzhang = ALL_CARDS[0] if obs.liangzhang is None else obs.liangzhang  # as resample does
-    return Hand.resume(obs.rules, dealer=obs.dealer, liangzhang=liangzhang, seats=seats,
+    return Hand.resume(obs.rules, dealer=obs.dealer, liangzhang=obs.liangzhang, seats=seats,
                        wall=cards[: obs.wall], set_aside=cards[obs.wall:],
                        turn=obs.seat if obs.claim is None else obs.claim[1], shown=obs.claim)
 

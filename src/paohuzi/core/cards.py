@@ -22,7 +22,6 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from paohuzi.core.errors import CardCountError, CardTextError
-from paohuzi.core.native import mypyc_attr
 
 __all__ = [
     "ALL_CARDS",
@@ -60,7 +59,6 @@ _CHAR_TO_INDEX.update({"貳": 11, "貮": 11, "叄": 12, "參": 12, "叁": 12, "�
 # the notation is exactly §1 and §11.
 
 
-@mypyc_attr(native_class=False)
 class Card(int):
     """One of the 20 card kinds (牌). ``Card(0)`` is 一, ``Card(19)`` is 拾.
 
@@ -75,7 +73,7 @@ class Card(int):
     def __new__(cls, index: int) -> Card:
         if not 0 <= index < KINDS:
             raise ValueError(f"card index must be 0..19, got {index}")
-        return int.__new__(cls, index)
+        return super().__new__(cls, index)
 
     @classmethod
     def parse(cls, text: str) -> Card:

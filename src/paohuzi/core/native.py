@@ -12,8 +12,13 @@ True
 :func:`mypyc_attr` is ``mypy_extensions.mypyc_attr`` to the type checker and to mypyc, and
 does nothing at run time, so the rules core needs nothing outside the standard library.
 ``@mypyc_attr(native_class=False)`` keeps a class a regular Python class inside a compiled
-module: an ``int`` subclass (``Card``), and frozen dataclasses that are copied, pickled,
-compared or introspected (``dataclasses.fields``, ``replace``) like any Python object.
+module: the frozen dataclasses (``Group``, ``Arrangement``, ``ChiOption``...) are copied,
+pickled, compared and introspected like any Python object.
+
+Modules that check untrusted values themselves are not compiled (``cards``: ``parse_cards``
+of a non-string; ``rules``: every option's type; ``kinds``: plain strings for members;
+the engine: a seat that is no int): compiled code checks declared types on entry and
+would answer with a bare ``TypeError`` before the package's precise error.
 """
 
 from __future__ import annotations
@@ -24,14 +29,11 @@ from typing import TYPE_CHECKING, Final
 __all__ = ["COMPILED_MODULES", "compiled", "compiled_modules", "mypyc_attr"]
 
 COMPILED_MODULES: Final = (
-    "paohuzi.core.cards",
     "paohuzi.core.groups",
     "paohuzi.core.decompose",
     "paohuzi.core.solver",
     "paohuzi.core.chi",
     "paohuzi.core.cardcount",
-    "paohuzi.game.deal",
-    "paohuzi.game.engine",
 )
 """The modules ``PAOHUZI_COMPILE=1`` compiles (``setup.py`` reads this list)."""
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, counts_of, format_cards, parse_cards
 from paohuzi.core.errors import CardCountError, PaohuziError
-from paohuzi.core.native import mypyc_attr
 from paohuzi.core.rules import Ruleset
 
 __all__ = ["Deal", "DealError", "hand_seed"]
@@ -32,7 +31,6 @@ class DealError(PaohuziError):
     """An explicit deal that is not a legal deal of the 80 cards."""
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Deal:
     """Everything dealt for one hand.

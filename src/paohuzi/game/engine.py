@@ -34,7 +34,6 @@ from paohuzi.core.chi import chi_options_counts, plans_key
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import GROWABLE, Group, GroupKind
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
-from paohuzi.core.native import mypyc_attr
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import (
     Huangzhuang,
@@ -123,7 +122,6 @@ class Event(NamedTuple):
         return f"{who}{self.kind}{cards}{detail}"
 
 
-@mypyc_attr(native_class=False)
 class SeatState:
     """One seat's cards and memory (hidden from the others except the table).
 
@@ -251,7 +249,6 @@ _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
 _PENG_KIND = (GroupKind.PENG,)
 
 
-@mypyc_attr(native_class=False)
 @dataclass(slots=True)
 class Claim:
     """A pending decision on one card.
@@ -272,7 +269,6 @@ class Claim:
     """The dealer's first discard (a win on it by his 下家 is 地胡, §9.1)."""
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class HandResult:
     """How the hand ended and what each seat scores."""
@@ -316,7 +312,6 @@ class HandResult:
         return data
 
 
-@mypyc_attr(native_class=False)
 class Hand:
     """One hand of 跑胡子 from the deal to its end."""
 
