@@ -38,6 +38,10 @@ LAZY_THIRD_PARTY = {("paohuzi.players.arena", "matplotlib"), ("paohuzi.players.e
 THIRD_PARTY = {"rl": {"numpy", "pettingzoo", "gymnasium"}}
 """Third-party packages a layer may import anywhere (the ``rl`` extra, in ``paohuzi.rl``)."""
 
+TYPE_ONLY_THIRD_PARTY = {("paohuzi.core.native", "mypy_extensions")}
+"""(module, package) imported under ``if TYPE_CHECKING:`` only: read by mypy and mypyc,
+never run (``mypyc_attr`` of the compiled build)."""
+
 
 @dataclass(frozen=True)
 class Import:
@@ -46,6 +50,8 @@ class Import:
     line: int
     lazy: bool
     """Inside a function (run only when called)."""
+    type_only: bool = False
+    """Under ``if TYPE_CHECKING:`` (never run)."""
 
 
 def imports_of(source: str) -> list[Import]:
@@ -53,25 +59,34 @@ def imports_of(source: str) -> list[Import]:
 
     >>> [(i.target, i.lazy) for i in imports_of("import json\\ndef f():\\n    import csv")]
     [('json', False), ('csv', True)]
+    >>> typed = "if TYPE_CHECKING:\\n    import a\\nelse:\\n    import b"
+    >>> [(i.target, i.type_only) for i in imports_of(typed)]
+    [('a', True), ('b', False)]
     """
     found: list[Import] = []
 
-    def visit(node: ast.AST, lazy: bool) -> None:
+    def visit(node: ast.AST, lazy: bool, type_only: bool = False) -> None:
+        if (isinstance(node, ast.If) and isinstance(node.test, ast.Name)
+                and node.test.id == "TYPE_CHECKING"):
+            for branch, typing in ((node.body, True), (node.orelse, type_only)):
+                for stmt in branch:
+                    visit(ast.Module(body=[stmt], type_ignores=[]), lazy, typing)
+            return
         for child in ast.iter_child_nodes(node):
             inner = lazy or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
             if isinstance(child, ast.Import):
-                found.extend(Import(a.name, child.lineno, lazy) for a in child.names)
+                found.extend(Import(a.name, child.lineno, lazy, type_only) for a in child.names)
             elif isinstance(child, ast.ImportFrom):
                 if child.level:
                     raise AssertionError(f"line {child.lineno}: relative import")
                 assert child.module is not None
                 if child.module == "paohuzi":
                     # ``from paohuzi import x``: a subpackage x, or a name of the root (core)
-                    found.extend(Import(f"paohuzi.{a.name}", child.lineno, lazy)
+                    found.extend(Import(f"paohuzi.{a.name}", child.lineno, lazy, type_only)
                                  for a in child.names)
                 else:
-                    found.append(Import(child.module, child.lineno, lazy))
-            visit(child, inner)
+                    found.append(Import(child.module, child.lineno, lazy, type_only))
+            visit(child, inner, type_only)
 
     visit(ast.parse(source), False)
     return found
@@ -110,6 +125,8 @@ def violations(module: str, source: str) -> list[str]:
             if top in sys.stdlib_module_names or top == "__future__":
                 continue
             if top in THIRD_PARTY.get(layer, ()):
+                continue
+            if imp.type_only and (module, top) in TYPE_ONLY_THIRD_PARTY:
                 continue
             if not (imp.lazy and (module, top) in LAZY_THIRD_PARTY):
                 wrong.append(f"{where}: not the standard library")
@@ -163,6 +180,11 @@ def test_every_module_is_in_a_layer() -> None:
     ("paohuzi.core.cards", "def f():\n    import numpy", "not the standard library"),
     ("paohuzi.rl.env", "from paohuzi.apps.cli import main", "rl may import only"),
     ("paohuzi.rl.env", "import torch", "not the standard library"),
+    ("paohuzi.core.cards", "if TYPE_CHECKING:\n    import mypy_extensions",
+     "not the standard library"),
+    ("paohuzi.core.native", "import mypy_extensions", "not the standard library"),
+    ("paohuzi.core.native", "if TYPE_CHECKING:\n    pass\nelse:\n    import mypy_extensions",
+     "not the standard library"),
 ])
 def test_checker_finds_a_wrong_import(module: str, source: str, wanted: str) -> None:
     found = violations(module, source)
@@ -175,6 +197,7 @@ def test_checker_finds_a_wrong_import(module: str, source: str, wanted: str) -> 
     ("paohuzi.game.engine", "from paohuzi import Card\nfrom paohuzi.core import cards"),
     ("paohuzi.rl.env", "import numpy as np\nfrom pettingzoo import AECEnv\n"
                        "from gymnasium import spaces\nfrom paohuzi.players import make_player"),
+    ("paohuzi.core.native", "if TYPE_CHECKING:\n    from mypy_extensions import mypyc_attr"),
 ])
 def test_checker_allows_what_the_layers_allow(module: str, source: str) -> None:
     assert violations(module, source) == []

@@ -18,6 +18,7 @@ from paohuzi.core.errors import (
 from paohuzi.core.groups import Group, GroupKind
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source, TianhuKind
 from paohuzi.core.mingtang import Mingtang
+from paohuzi.core.native import compiled
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.core.settlement import (
     Payout,
@@ -68,6 +69,7 @@ __all__ = [
     "best_partial_huxi",
     "can_hu",
     "chi_options",
+    "compiled",
     "counts_of",
     "escape_penalty",
     "format_cards",

@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from paohuzi.core.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards  # noqa: F401
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import SHAPES, Group, GroupKind, is_jiao, partners, shapes_with
+from paohuzi.core.native import mypyc_attr
 
 __all__ = ["ChiOption", "chi_options", "chi_options_counts", "plans_key"]
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class ChiOption:
     """One legal way to 吃 a card: the eaten card, the eating group and the 比 groups."""

@@ -24,6 +24,7 @@ from typing import Final
 
 from paohuzi.core.cards import ALL_CARDS, Card, format_cards, parse_cards
 from paohuzi.core.errors import MeldError
+from paohuzi.core.native import mypyc_attr
 
 __all__ = [
     "GROWABLE",
@@ -185,6 +186,7 @@ LABELS: Final[dict[GroupKind, str]] = {
 """The standard Chinese name of each group kind (RULES.md §2), for display."""
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True, eq=False)
 class HuxiTable:
     """A 胡息 table (RULES.md §5, §9.1): what each group scores, named by a ruleset
@@ -288,6 +290,7 @@ HUXI_TABLES: Final[dict[str, HuxiTable]] = {t.name: t for t in (QQ_HUXI, LUZHOU_
 """Every 胡息 table by name (``Ruleset.huxi_table`` names one)."""
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Group:
     """A group of cards of one kind. ``cards`` are sorted card indices.

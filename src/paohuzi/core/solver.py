@@ -51,6 +51,7 @@ from paohuzi.core.groups import (
     partners,
 )
 from paohuzi.core.kinds import Source, TianhuKind
+from paohuzi.core.native import mypyc_attr
 from paohuzi.core.rules import Ruleset
 
 __all__ = [
@@ -87,6 +88,7 @@ _SELF: Final = Source.SELF  # for the hot path: a member lookup on the class is 
 _LIANGZHANG: Final = Source.LIANGZHANG
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Arrangement:
     """A split of a player's cards into groups, with its 胡息.
@@ -352,6 +354,7 @@ def win_barred(rules: Ruleset, hand: Sequence[int], melds: Sequence[Group], card
     return not rules.win_on_ti_wei and _ti_or_wei(hand, melds, card, source, dealer)
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Wait:
     """A card the hand waits on (听牌) and the 胡息 it would give.

@@ -1,0 +1,102 @@
+"""The compiled build against the sources: engine hands/s and solver medians, same run.
+
+Run: ``python benchmarks/compiled.py [--compiled .compiled] [--hands 1000] [--positions 5000]
+[--rounds 2]``
+
+``--compiled DIR``: a compiled install (built first when DIR does not exist:
+``PAOHUZI_COMPILE=1 pip install --no-deps --target DIR .``, which needs a C compiler).
+Each round times the sources (``src/``) and then the compiled build, each in a fresh
+child process on one core, so both run under the same load:
+
+* the engine: full hands, random players (``benchmarks/engine.py``'s ``engine_rate``),
+  wall time and the child's CPU time;
+* the solver: ``solve`` on ``benchmarks/solver.py``'s two sets (project, concealed),
+  caches cleared before the pass (cold) and before every query (cold/query), medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _worker(hands: int, positions: int, seed: int) -> dict[str, object]:
+    """In the child: time the ``paohuzi`` that ``PYTHONPATH`` finds."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from engine import engine_rate
+    from solver import _plain, _time_solve
+
+    import paohuzi
+    from paohuzi.core.rules import Ruleset
+    from paohuzi.players.sampling import concealed_positions, random_positions
+
+    rules = Ruleset.preset("qq")
+    engine_rate(100, rules)  # warm-up
+    cpu = time.process_time()
+    rate = engine_rate(hands, rules)
+    cpu_ms = (time.process_time() - cpu) * 1000 / hands
+    out: dict[str, object] = {"compiled": paohuzi.compiled(), "hands/s": rate,
+                              "cpu ms/hand": cpu_ms}
+    for name, make in (("project", random_positions), ("concealed", concealed_positions)):
+        plain = [_plain(p) for p in make(seed, positions)]
+        out[f"{name} cold µs"] = statistics.median(_time_solve(plain, False)) * 1e6
+        out[f"{name} cold/query µs"] = statistics.median(_time_solve(plain, True)) * 1e6
+    return out
+
+
+def _child(src: Path, args: argparse.Namespace) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    proc = subprocess.run(
+        [sys.executable, __file__, "--worker", "--hands", str(args.hands),
+         "--positions", str(args.positions), "--seed", str(args.seed)],
+        capture_output=True, text=True, env=env, check=True)
+    result: dict[str, float] = json.loads(proc.stdout)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--compiled", default=".compiled", help="a compiled install")
+    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--positions", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        json.dump(_worker(args.hands, args.positions, args.seed), sys.stdout)
+        return
+    compiled = Path(args.compiled).resolve()
+    if not compiled.exists():
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
+                        str(compiled), str(ROOT)], check=True,
+                       env={**os.environ, "PAOHUZI_COMPILE": "1"})
+    trees = {"sources": ROOT / "src", "compiled": compiled}
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    for _ in range(args.rounds):
+        for name, src in trees.items():
+            runs[name].append(_child(src, args))
+    if not runs["compiled"][0]["compiled"] or runs["sources"][0]["compiled"]:
+        sys.exit(f"{compiled} is not a compiled build (or src/ holds compiled modules)")
+    keys = [k for k in runs["sources"][0] if k != "compiled"]
+    print(f"{'':22} {'sources':>10} {'compiled':>10}  ratio (best of {args.rounds} rounds)")
+    for key in keys:
+        pick = max if key == "hands/s" else min
+        pure = pick(r[key] for r in runs["sources"])
+        fast = pick(r[key] for r in runs["compiled"])
+        ratio = fast / pure if key == "hands/s" else pure / fast
+        print(f"{key:22} {pure:10.1f} {fast:10.1f}  {ratio:.2f}x")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

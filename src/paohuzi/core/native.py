@@ -1,0 +1,60 @@
+"""The optional compiled build (mypyc): which build is loaded, and the class marks it reads.
+
+The package is one Python source. ``PAOHUZI_COMPILE=1 pip install .`` also compiles the
+hot modules with mypyc (``setup.py``); they are then C extensions beside the sources, and
+Python loads them first. Without it (or without a C compiler) every module is plain Python.
+
+>>> isinstance(compiled(), bool)
+True
+>>> set(compiled_modules()) <= set(COMPILED_MODULES)
+True
+
+:func:`mypyc_attr` is ``mypy_extensions.mypyc_attr`` to the type checker and to mypyc, and
+does nothing at run time, so the rules core needs nothing outside the standard library.
+``@mypyc_attr(native_class=False)`` keeps a class a regular Python class inside a compiled
+module: the frozen dataclasses (``Group``, ``Arrangement``, ``ChiOption``...) are copied,
+pickled, compared and introspected like any Python object.
+
+Modules that check untrusted values themselves are not compiled (``cards``: ``parse_cards``
+of a non-string; ``rules``: every option's type; ``kinds``: plain strings for members;
+the engine: a seat that is no int): compiled code checks declared types on entry and
+would answer with a bare ``TypeError`` before the package's precise error.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Final
+
+__all__ = ["COMPILED_MODULES", "compiled", "compiled_modules", "mypyc_attr"]
+
+COMPILED_MODULES: Final = (
+    "paohuzi.core.groups",
+    "paohuzi.core.decompose",
+    "paohuzi.core.solver",
+    "paohuzi.core.chi",
+    "paohuzi.core.cardcount",
+)
+"""The modules ``PAOHUZI_COMPILE=1`` compiles (``setup.py`` reads this list)."""
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr as mypyc_attr
+else:
+
+    def mypyc_attr(*attrs, **kwattrs):
+        """At run time: a class decorator that returns the class unchanged."""
+        return lambda cls: cls
+
+
+def compiled_modules() -> tuple[str, ...]:
+    """Those of :data:`COMPILED_MODULES` loaded from a compiled extension."""
+    return tuple(
+        name
+        for name in COMPILED_MODULES
+        if str(getattr(importlib.import_module(name), "__file__", "")).endswith((".so", ".pyd"))
+    )
+
+
+def compiled() -> bool:
+    """True when the compiled build is loaded (the solver is a C extension)."""
+    return "paohuzi.core.solver" in compiled_modules()
