@@ -384,3 +384,42 @@ def test_renewing_reports_a_room_taken_over(postgres_url: str) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_an_append_waits_for_a_takeover_in_progress_and_is_refused(postgres_url: str) -> None:
+    """The fencing check is in the append's own statement: a takeover not yet committed
+    holds the lease row, the stale owner's append waits for it, then sees the new token
+    and writes nothing."""
+    import psycopg
+
+    from paohuzi.server.pgstorage import LeaseLostError, PostgresStorage
+
+    a = PostgresStorage(postgres_url, shared=True)
+    try:
+        a.create_room("r", {})
+        assert a.acquire_lease("r", "A", "http://a", ttl=30) == 1
+        assert a.append_log("r", {"k": "by A"}) == 1
+        outcome: list[object] = []
+        with psycopg.connect(postgres_url) as takeover:  # a transaction, not committed yet
+            takeover.execute("UPDATE room_leases SET owner = 'B', token = token + 1 "
+                             "WHERE room = 'r'")
+            writer = threading.Thread(target=lambda: outcome.append(
+                _append_or_error(a, "r", {"k": "by stale A"}, LeaseLostError)))
+            writer.start()
+            writer.join(0.5)
+            assert writer.is_alive()  # waiting for the takeover's row lock
+            takeover.commit()
+            writer.join(10)
+        assert outcome == ["refused"]
+        assert [e["k"] for e in a.load_log("r")] == ["by A"]
+        assert a.renew_leases("A", 30) == {"r"}
+    finally:
+        a.close()
+
+
+def _append_or_error(storage: Any, room: str, entry: dict[str, Any],
+                     error: type[Exception]) -> object:
+    try:
+        return storage.append_log(room, entry)
+    except error:
+        return "refused"
