@@ -165,6 +165,7 @@ class Cluster:
         self.server = server
         server.cluster = self
         self.share_limits(server)
+        server.matchmaker.share(self.redis)  # one quick-match queue for every process
         adopted = self.adopt()
         self._task = asyncio.create_task(self._keep())
         return adopted
