@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,7 @@ class Result:
     rss_mib: float
     load_start: float
     load_end: float
+    error_kinds: tuple[tuple[str, int], ...] = ()  # the commonest error messages, counted
     first_room: str = ""  # created on (owned by) the first process
     failover: float | None = None  # seconds from kill -9 to the room served again
 
@@ -223,7 +225,8 @@ async def load(ports: list[int], watched: Watched, args: argparse.Namespace,
         errors=sum(len(b.errors) for b in bots), failures=crashed,
         hands=sum(b.hands_seen for b in bots) / 3,
         rss_mib=sum(rss_mib(pid) for pid in watched.servers),
-        load_start=load_start, load_end=load_end, first_room=codes[0] if codes else "")
+        load_start=load_start, load_end=load_end, first_room=codes[0] if codes else "",
+        error_kinds=tuple(Counter(e[:80] for b in bots for e in b.errors).most_common(3)))
 
 
 def start_server(src: Path, port: int, database: str, redis: str | None = None,
@@ -386,9 +389,10 @@ def capacity(measure: Callable[[int], Result], start: int, limit: float,
 
 
 def report(name: str, r: Result) -> None:
+    kinds = "; ".join(f"{n} x {text!r}" for text, n in r.error_kinds)
     print(f"{name}: {r.tables} tables, {r.actions} actions in {r.seconds:.0f} s "
           f"({r.actions / r.seconds:.0f}/s), hands {r.hands:.0f}, "
-          f"errors {r.errors}, client failures {r.failures}")
+          f"errors {r.errors}{f' ({kinds})' if kinds else ''}, client failures {r.failures}")
     services = "".join(f", {name} {ms:.3f}" for name, ms in r.services_per_action_ms)
     print(f"  latency p50 {r.p50:.1f} ms, p99 {r.p99:.1f} ms, max {r.max:.1f} ms; "
           f"server CPU {r.cpu_per_action_ms:.3f} ms/action "

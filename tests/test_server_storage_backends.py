@@ -423,3 +423,27 @@ def _append_or_error(storage: Any, room: str, entry: dict[str, Any],
         return storage.append_log(room, entry)
     except error:
         return "refused"
+
+
+def test_a_new_room_of_a_cluster_is_never_seen_without_its_owner(postgres_url: str) -> None:
+    """The room and its lease are stored in one transaction: another process's upkeep
+    (which takes over open rooms without a live lease) can never take a room its
+    creator has not claimed yet."""
+    from paohuzi.server.pgstorage import PostgresStorage
+
+    a = PostgresStorage(postgres_url, shared=True)
+    b = PostgresStorage(postgres_url, shared=True)
+    try:
+        assert a.create_leased_room("r", {"x": 1}, "A", "http://a", ttl=30) == 1
+        assert b.unowned_rooms() == []
+        assert b.acquire_lease("r", "B", "http://b", ttl=30) is None
+        assert a.lease_holder("r") == ("A", "http://a")
+        assert a.append_log("r", {"k": "by A"}) == 1
+        import psycopg
+
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            b.create_leased_room("r", {}, "B", "http://b", ttl=30)  # a code is one room's
+        assert a.lease_holder("r") == ("A", "http://a") and a.room("r") == {"x": 1}
+    finally:
+        a.close()
+        b.close()

@@ -114,10 +114,10 @@ class Cluster:
 
     # ---- leases, routes, takeover -------------------------------------------------------
 
-    def claim(self, code: str) -> None:
-        """Own a room just created here (its code is new: the lease is free)."""
-        if self.storage.acquire_lease(code, self.owner, self.address, self.ttl) is None:
-            raise RuntimeError(f"room {code}: its new lease is held elsewhere")
+    def store_room(self, code: str, config: dict[str, Any]) -> None:
+        """Store a room created here, owned by this process from the start (the room and
+        its lease in one transaction), and publish its route."""
+        self.storage.create_leased_room(code, config, self.owner, self.address, self.ttl)
         self._route(code)
 
     def _route(self, *codes: str) -> None:

@@ -152,6 +152,25 @@ class PostgresStorage:
             conn.execute("INSERT INTO rooms (code, config, created, touched) "
                          "VALUES (%s, %s, %s, %s)", (code, json.dumps(config), now, now))
 
+    def create_leased_room(self, code: str, config: dict[str, Any], owner: str,
+                           address: str, ttl: float) -> int:
+        """Store a new room and take its lease in one transaction (several processes):
+        it is never seen open without an owner, which another process's upkeep would
+        take over (:meth:`unowned_rooms`) before its creator could claim it. Its fencing
+        token (a stale lease row left under a new code is taken over)."""
+        now = time.time()
+        with self._tx() as conn:
+            conn.execute("INSERT INTO rooms (code, config, created, touched) "
+                         "VALUES (%s, %s, %s, %s)", (code, json.dumps(config), now, now))
+            row = conn.execute(
+                "INSERT INTO room_leases AS l (room, owner, address, token, expires) "
+                "VALUES (%s, %s, %s, 1, EXTRACT(EPOCH FROM clock_timestamp()) + %s) "
+                "ON CONFLICT (room) DO UPDATE SET owner = EXCLUDED.owner, "
+                "address = EXCLUDED.address, token = l.token + 1, expires = EXCLUDED.expires "
+                "RETURNING token", (code, owner, address, ttl)).fetchone()
+        self._fences[code] = int(row[0])
+        return int(row[0])
+
     def rooms(self) -> list[tuple[str, dict[str, Any]]]:
         """The rooms still open (an ended room is never replayed)."""
         with self._pool.connection() as conn:
