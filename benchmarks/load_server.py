@@ -7,7 +7,8 @@ measure on ``PYTHONPATH`` (the benchmark may run an older tree the same way, for
 ratio); with a ``redis://`` URL (and a ``postgresql://`` DATABASE) the process is one of
 several (``--processes``, docs/scaling.md), reachable at ``http://127.0.0.1:PORT``. With
 ``PAOHUZI_PROFILE=FILE`` set, the process runs under cProfile, timed in CPU time (a
-loaded machine's waits are not counted), and writes its statistics to FILE when it is
+loaded machine's waits are not counted; ``PAOHUZI_PROFILE_WALL=1``: in wall time, to
+see where the event loop waits), and writes its statistics to FILE when it is
 stopped (SIGTERM).
 """
 
@@ -50,7 +51,10 @@ def main() -> None:
     # so the profile below is written
     signal.signal(signal.SIGTERM, lambda *_: None)
     profile = os.environ.get("PAOHUZI_PROFILE")
-    profiler = cProfile.Profile(time.process_time) if profile else None
+    # CPU time by default; PAOHUZI_PROFILE_WALL=1: wall time (where the event loop waits)
+    clock = time.perf_counter if os.environ.get("PAOHUZI_PROFILE_WALL") == "1" \
+        else time.process_time
+    profiler = cProfile.Profile(clock) if profile else None
     if profiler is not None:
         profiler.enable()
     server.run()
