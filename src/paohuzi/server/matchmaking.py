@@ -291,13 +291,15 @@ class Seated:
 _PREFIX = "paohuzi:mm:"
 """Redis keys of the shared queue: ``ticket:{player}`` (his ticket, expiring),
 ``queue:{场次}:{preset}`` (a sorted set of the players queued there, by when they
-joined), ``seated:{player}`` (where he was seated), ``lock`` (the process matching)."""
+joined), ``queues`` (the names of those sorted sets), ``seated:{player}`` (where he
+was seated), ``lock`` (the process matching)."""
 
 _JOIN = """
 local old = redis.call('GET', KEYS[1])
 if old then return old end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+redis.call('SADD', KEYS[4], KEYS[2])
 redis.call('DEL', KEYS[3])
 return false
 """
@@ -363,7 +365,8 @@ class SharedQueue:
     def join(self, ticket: Ticket) -> None:
         """Queue ``ticket``; :class:`AlreadyQueued` if its player is queued already."""
         old = self._join(keys=[f"{_PREFIX}ticket:{ticket.player}",
-                               self._queue_key(ticket.key), f"{_PREFIX}seated:{ticket.player}"],
+                               self._queue_key(ticket.key), f"{_PREFIX}seated:{ticket.player}",
+                               f"{_PREFIX}queues"],
                          args=[ticket.to_json(), int(self.ttl * 1000), ticket.since,
                                ticket.player])
         if old:
@@ -412,8 +415,8 @@ class SharedQueue:
 
     def all_tickets(self) -> list[Ticket]:
         """Every live ticket; the queues' members whose ticket expired are dropped."""
-        queues = [k.decode() if isinstance(k, bytes) else str(k)
-                  for k in self.redis.scan_iter(match=f"{_PREFIX}queue:*")]
+        queues = sorted(k.decode() if isinstance(k, bytes) else str(k)
+                        for k in self.redis.smembers(f"{_PREFIX}queues"))
         tickets: list[Ticket] = []
         for queue in queues:
             members = [int(m) for m in self.redis.zrange(queue, 0, -1)]
