@@ -1,35 +1,46 @@
 """Server load benchmark: N tables of bot clients over real WebSockets, on this machine.
 
 Run: ``python benchmarks/server.py [--tables 200] [--seconds 60] [--think 1.0]``
-``[--jitter 0.5] [--stagger 10] [--src OTHER/src ...] [--capacity]``
+``[--jitter 0.5] [--stagger 10] [--src OTHER/src ...] [--capacity [--refine 2]]``
 or, several processes on PostgreSQL and Redis (docs/scaling.md):
-``python benchmarks/server.py --processes 1 2 [--database postgresql://… --redis redis://…]``
-(without URLs, throwaway PostgreSQL and Redis are started as the tests do).
+``python benchmarks/server.py --processes 1 2 [--capacity] [--database postgresql://…``
+``--redis redis://…]`` (without URLs, throwaway PostgreSQL and Redis are started as the
+tests do, and their CPU is measured too). ``--server-cpus 0,1 --load-cpus 2-7`` pins
+the servers, and the load clients with PostgreSQL and Redis, to CPUs of their own
+(on a machine with more cores than the servers are to be measured on).
 
-The server runs in its own process (``benchmarks/load_server.py``: ``paohuzi serve``
-with the rate limits off) with a fresh SQLite database; this process runs 3 bot
-clients per table. A bot thinks ``think * (1 ± jitter)`` seconds (uniform) before each
-decision, and the tables start at random moments over the first ``stagger`` seconds, so
-the load is not a synchronised burst. Measured over the ``seconds`` after every table
-has started:
+Each server runs in its own process (``benchmarks/load_server.py``: ``paohuzi serve``
+with the rate limits off): alone on a fresh SQLite database, or (``--processes N``) N
+of them on a fresh PostgreSQL database and an emptied Redis, room k created through
+and played on process k mod N (a load balancer routing by room). This process runs 3
+bot clients per table. A bot thinks ``think * (1 ± jitter)`` seconds (uniform) before
+each decision, and the tables start at random moments over the first ``stagger``
+seconds, so the load is not a synchronised burst. Measured over the ``seconds`` after
+every table has started:
 
-* action latency (send → acknowledgement) p50/p99/max;
-* server CPU per action: the server process's CPU time (user + system) over the
-  window divided by the actions acknowledged in it;
+* action latency (send → acknowledgement) p50/p99/max, actions per second;
+* CPU per action: the server processes' CPU time (user + system, summed) over the
+  window divided by the actions acknowledged in it; the same for the load clients
+  (this process), and for PostgreSQL's and Redis's process trees (throwaway ones);
 * the machine's load average (``os.getloadavg``) at the start and the end — the
-  load clients share the machine, so compare figures taken in the same run.
+  load clients share the machine, so compare figures taken in the same run;
+* with N > 1, the failover time: process 0 is killed (-9) after the window, and the
+  seconds until another process serves its first room are reported.
 
 ``--src`` (repeatable) runs the same load against other source trees too, one after the
 other, each with a fresh server (e.g. ``git archive`` of an older commit's ``src``), and
-prints each one's figures and the ratios to the first. ``--capacity`` tries
-``--tables`` and then larger counts (x1.5) until p99 exceeds ``--p99-limit`` ms and
-reports the most tables held.
+prints each one's figures and the ratios to the first. ``--capacity`` finds the most
+tables held at p99 <= ``--p99-limit`` ms (and no error) — per source tree, or per
+process count with ``--processes``: ``--tables`` grown by x1.5 until a count fails, then
+``--refine`` bisection steps between the last count held and the first failed — and
+reports it (and, with ``--processes``, its ratio to the first count).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import os
 import random
@@ -229,9 +240,46 @@ async def load(ports: list[int], watched: Watched, args: argparse.Namespace,
         error_kinds=tuple(Counter(e[:80] for b in bots for e in b.errors).most_common(3)))
 
 
+def cpu_list(text: str) -> set[int]:
+    """CPUs as ``taskset`` lists them: ``0,1`` or ``2-7`` or ``0,4-5``."""
+    out: set[int] = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        out.update(range(int(first), int(last or first) + 1))
+    return out
+
+
+def pin(pids: list[int], cpus: set[int] | None) -> None:
+    """Run ``pids`` and their descendants (PostgreSQL's backends) on ``cpus`` only;
+    children forked later inherit it."""
+    if cpus is None:
+        return
+    for root in pids:
+        for pid in tree_pids(root):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(pid, cpus)
+
+
+def tree_pids(root: int) -> set[int]:
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                parents[int(entry.name)] = int(
+                    (entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    tree, grew = {root}, True
+    while grew:
+        more = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return tree
+
+
 def start_server(src: Path, port: int, database: str, redis: str | None = None,
-                 profile: str | None = None) -> subprocess.Popen[bytes]:
-    """``benchmarks/load_server.py`` from ``src`` on ``port``, once it answers."""
+                 profile: str | None = None,
+                 cpus: set[int] | None = None) -> subprocess.Popen[bytes]:
+    """``benchmarks/load_server.py`` from ``src`` on ``port`` (on ``cpus``), once it
+    answers."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     env.pop("PAOHUZI_PROFILE", None)
     if profile:
@@ -242,6 +290,7 @@ def start_server(src: Path, port: int, database: str, redis: str | None = None,
     while True:
         try:
             httpx.get(f"http://127.0.0.1:{port}/api/rooms/x", timeout=0.5)
+            pin([proc.pid], cpus)
             return proc
         except httpx.HTTPError:
             if time.monotonic() > deadline or proc.poll() is not None:
@@ -333,7 +382,8 @@ def run_cluster(n: int, tables: int, args: argparse.Namespace, services: Service
     try:
         for i, port in enumerate(ports):
             procs.append(start_server(SRC, port, database, redis,
-                                      profile and (profile if i == 0 else f"{profile}.{i}")))
+                                      profile and (profile if i == 0 else f"{profile}.{i}"),
+                                      args.server_cpus))
         watched = Watched(tuple(p.pid for p in procs), tuple(services.watched))
         result = asyncio.run(load(ports, watched, args, tables))
         if n > 1 and result.first_room:
@@ -348,7 +398,8 @@ def run_once(src: Path, tables: int, args: argparse.Namespace, profile: str | No
     """Start a fresh server from ``src`` on a fresh SQLite file, load it, stop it."""
     port = free_port()
     with tempfile.TemporaryDirectory() as folder:
-        proc = start_server(src, port, str(Path(folder) / "load.db"), profile=profile)
+        proc = start_server(src, port, str(Path(folder) / "load.db"), profile=profile,
+                            cpus=args.server_cpus)
         try:
             return asyncio.run(load([port], Watched((proc.pid,)), args, tables))
         finally:
@@ -409,6 +460,7 @@ def processes_main(args: argparse.Namespace) -> None:
     N in turn (fresh processes, database and Redis each run); with ``--capacity``, the
     most tables each N holds, and their ratio to the first N."""
     services = Services(args.database, args.redis)
+    pin([pid for _, pid in services.watched], args.load_cpus)
     profile = os.environ.get("PAOHUZI_PROFILE")
     most: dict[int, int] = {}
     try:
@@ -456,7 +508,13 @@ def main() -> None:
                         help="run on N processes sharing PostgreSQL and Redis, for each N")
     parser.add_argument("--database", default=None, help="postgresql:// URL (--processes)")
     parser.add_argument("--redis", default=None, help="redis:// URL (--processes)")
+    parser.add_argument("--server-cpus", type=cpu_list, default=None,
+                        help="run the server processes on these CPUs only (e.g. 0,1)")
+    parser.add_argument("--load-cpus", type=cpu_list, default=None,
+                        help="run the load clients, and the throwaway PostgreSQL and "
+                             "Redis, on these CPUs only (e.g. 2-7)")
     args = parser.parse_args()
+    pin([os.getpid()], args.load_cpus)
     print(f"{os.cpu_count()} cores, servers and load clients on this machine; think "
           f"{args.think} s ± {100 * args.jitter:.0f}%, starts over {args.stagger:.0f} s, "
           f"window {args.seconds:.0f} s; load average at start {os.getloadavg()[0]:.2f}",
