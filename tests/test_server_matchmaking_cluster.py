@@ -113,3 +113,32 @@ def test_a_dead_process_leaves_nobody_queued_forever(postgres_url: str,
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_group_is_taken_from_the_shared_queue_whole_or_not_at_all(redis_url: str) -> None:
+    """The matching process takes a group's tickets out of Redis in one script: when one
+    of them left (or re-queued) after the pass read the queue, nobody of that group is
+    taken, and the others stay queued for the next pass."""
+    import redis
+
+    from paohuzi.server.matchmaking import AlreadyQueued, Group, SharedQueue, Ticket
+
+    client = redis.Redis.from_url(redis_url)
+    one, other = (SharedQueue(client, wait=60.0, distinct_addresses=True, ttl=30.0)
+                  for _ in range(2))  # two processes
+    tickets = [Ticket(p, f"p{p}", f"10.0.0.{p}", 0.0, "xinshou", "qq", since=float(p))
+               for p in (1, 2, 3)]
+    for t in tickets:
+        one.join(t)
+    with pytest.raises(AlreadyQueued):
+        other.join(tickets[0])  # one queue for every process
+    assert other.waiting(("xinshou", "qq")) == 3
+    group = Group(("xinshou", "qq"), tuple(tickets), 3)
+    assert other.leave(2) == tickets[1]  # left after the pass read the queue
+    assert one._take(group) is False
+    assert sorted(t.player for t in other.all_tickets()) == [1, 3]
+    other.join(tickets[1])
+    assert [len(g.people) for g in other.match(10.0, {"qq": 3}) if isinstance(g, Group)] \
+        == [3]
+    assert other.all_tickets() == [] and other.waiting(("xinshou", "qq")) == 0
+    client.close()
