@@ -88,6 +88,7 @@ class Result:
     rss_mib: float
     load_start: float
     load_end: float
+    client_lag_p99: float = 0.0  # the load clients' event loop: how late a 10 ms sleep woke
     error_kinds: tuple[tuple[str, int], ...] = ()  # the commonest error messages, counted
     first_room: str = ""  # created on (owned by) the first process
     failover: float | None = None  # seconds from kill -9 to the room served again
@@ -203,12 +204,22 @@ async def load(ports: list[int], watched: Watched, args: argparse.Namespace,
     await asyncio.sleep(args.stagger + 0.5)
     for b in bots:  # the window starts once every table has started
         b.latencies.clear()
+    lags: list[float] = []
+
+    async def watch_loop() -> None:  # a busy client loop would add to every latency
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(0.01)
+            lags.append(time.monotonic() - before - 0.01)
+
+    watcher = asyncio.create_task(watch_loop())
     load_start = os.getloadavg()[0]
     user0, system0, services0 = watched.snapshot()
     own0, wall0 = time.process_time(), time.monotonic()
     await asyncio.sleep(args.seconds)
     wall = time.monotonic() - wall0
     user1, system1, services1 = watched.snapshot()
+    watcher.cancel()
     user, system = user1 - user0, system1 - system0
     server_cpu = user + system
     client_cpu = time.process_time() - own0
@@ -237,6 +248,7 @@ async def load(ports: list[int], watched: Watched, args: argparse.Namespace,
         hands=sum(b.hands_seen for b in bots) / 3,
         rss_mib=sum(rss_mib(pid) for pid in watched.servers),
         load_start=load_start, load_end=load_end, first_room=codes[0] if codes else "",
+        client_lag_p99=1000 * percentile(sorted(lags), 0.99),
         error_kinds=tuple(Counter(e[:80] for b in bots for e in b.errors).most_common(3)))
 
 
@@ -449,7 +461,8 @@ def report(name: str, r: Result) -> None:
           f"server CPU {r.cpu_per_action_ms:.3f} ms/action "
           f"({100 * r.system_share:.0f}% of it in the kernel; {100 * r.server_cpu:.0f}% of a "
           f"core); CPU ms/action: load clients {r.client_per_action_ms:.3f}{services} "
-          f"(load clients {100 * r.client_cpu:.0f}% of a core); "
+          f"(load clients {100 * r.client_cpu:.0f}% of a core, their loop late by "
+          f"{r.client_lag_p99:.1f} ms p99); "
           f"{r.rss_mib:.0f} MiB; load average {r.load_start:.2f} -> {r.load_end:.2f}"
           + (f"; failover after kill -9 {r.failover:.1f} s" if r.failover is not None
              else ""), flush=True)
