@@ -329,6 +329,10 @@ return 1
 of them has left, expired or changed meanwhile (KEYS: the n ticket keys, then their
 queue keys; ARGV: the n tickets expected, then their players)."""
 
+_LOCK_MS = 5000
+"""How long the matching lock lasts if its holder dies mid-pass (a pass takes
+milliseconds; it is released at once)."""
+
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -439,7 +443,7 @@ class SharedQueue:
         """One matching pass over the shared queue, if no other process is running one:
         the groups and placements whose tickets this process took out of Redis."""
         lock = f"{_PREFIX}lock"
-        if not self.redis.set(lock, self._id, nx=True, px=max(1000, int(self.ttl * 1000))):
+        if not self.redis.set(lock, self._id, nx=True, px=_LOCK_MS):
             return []
         try:
             queue = Queue(self.wait, self.distinct_addresses)
