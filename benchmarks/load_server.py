@@ -2,10 +2,13 @@
 off (one address opens every table), on a loopback port, its collector tuned the same
 way (``paohuzi.server.serve.tune_gc``).
 
-Run: ``python benchmarks/load_server.py PORT DATABASE`` with the sources to measure on
-``PYTHONPATH`` (the benchmark may run an older tree the same way, for a ratio). With
+Run: ``python benchmarks/load_server.py PORT DATABASE [REDIS]`` with the sources to
+measure on ``PYTHONPATH`` (the benchmark may run an older tree the same way, for a
+ratio); with a ``redis://`` URL (and a ``postgresql://`` DATABASE) the process is one of
+several (``--processes``, docs/scaling.md), reachable at ``http://127.0.0.1:PORT``. With
 ``PAOHUZI_PROFILE=FILE`` set, the process runs under cProfile, timed in CPU time (a
-loaded machine's waits are not counted), and writes its statistics to FILE when it is
+loaded machine's waits are not counted; ``PAOHUZI_PROFILE_WALL=1``: in wall time, to
+see where the event loop waits), and writes its statistics to FILE when it is
 stopped (SIGTERM).
 """
 
@@ -30,7 +33,12 @@ UNLIMITED = Limits(players_per_address=None, rooms_per_account=None, rooms_per_a
 
 def main() -> None:
     port, database = int(sys.argv[1]), sys.argv[2]
-    app = create_app(database=database, limits=UNLIMITED)
+    redis = sys.argv[3] if len(sys.argv) > 3 else None
+    if redis:  # (an older tree measured with --src may not take these)
+        app = create_app(database=database, limits=UNLIMITED, redis=redis,
+                         address=f"http://127.0.0.1:{port}")
+    else:
+        app = create_app(database=database, limits=UNLIMITED)
     server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, UNLIMITED,
                                            log_level="warning"))
     try:  # what `paohuzi serve` does (older trees measured with --src may lack it)
@@ -43,7 +51,10 @@ def main() -> None:
     # so the profile below is written
     signal.signal(signal.SIGTERM, lambda *_: None)
     profile = os.environ.get("PAOHUZI_PROFILE")
-    profiler = cProfile.Profile(time.process_time) if profile else None
+    # CPU time by default; PAOHUZI_PROFILE_WALL=1: wall time (where the event loop waits)
+    clock = time.perf_counter if os.environ.get("PAOHUZI_PROFILE_WALL") == "1" \
+        else time.process_time
+    profiler = cProfile.Profile(clock) if profile else None
     if profiler is not None:
         profiler.enable()
     server.run()

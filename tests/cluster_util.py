@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 from server_util import free_port
@@ -19,11 +20,17 @@ from server_util import free_port
 class Process:
     """``paohuzi serve`` as one process of a cluster."""
 
-    def __init__(self, database: str, redis: str) -> None:
+    def __init__(self, database: str, redis: str,
+                 match: tuple[float, float, float] | None = None) -> None:
+        """``match``: quick match's (wait, tick, entry_ttl) seconds (tests/cluster_server.py
+        instead of ``paohuzi serve``)."""
         self.port = free_port()
+        command = [sys.executable, "-m", "paohuzi", "serve", "--port", str(self.port),
+                   "--database", database, "--redis", redis] if match is None else \
+            [sys.executable, str(Path(__file__).parent / "cluster_server.py"), str(self.port),
+             database, redis, *(str(x) for x in match)]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "paohuzi", "serve", "--port", str(self.port),
-             "--database", database, "--redis", redis],
+            command,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env={**os.environ, "PAOHUZI_DEBUG_STATE_HASH": "1"})
         deadline = time.monotonic() + 30

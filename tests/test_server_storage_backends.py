@@ -384,3 +384,66 @@ def test_renewing_reports_a_room_taken_over(postgres_url: str) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_an_append_waits_for_a_takeover_in_progress_and_is_refused(postgres_url: str) -> None:
+    """The fencing check is in the append's own statement: a takeover not yet committed
+    holds the lease row, the stale owner's append waits for it, then sees the new token
+    and writes nothing."""
+    import psycopg
+
+    from paohuzi.server.pgstorage import LeaseLostError, PostgresStorage
+
+    a = PostgresStorage(postgres_url, shared=True)
+    try:
+        a.create_room("r", {})
+        assert a.acquire_lease("r", "A", "http://a", ttl=30) == 1
+        assert a.append_log("r", {"k": "by A"}) == 1
+        outcome: list[object] = []
+        with psycopg.connect(postgres_url) as takeover:  # a transaction, not committed yet
+            takeover.execute("UPDATE room_leases SET owner = 'B', token = token + 1 "
+                             "WHERE room = 'r'")
+            writer = threading.Thread(target=lambda: outcome.append(
+                _append_or_error(a, "r", {"k": "by stale A"}, LeaseLostError)))
+            writer.start()
+            writer.join(0.5)
+            assert writer.is_alive()  # waiting for the takeover's row lock
+            takeover.commit()
+            writer.join(10)
+        assert outcome == ["refused"]
+        assert [e["k"] for e in a.load_log("r")] == ["by A"]
+        assert a.renew_leases("A", 30) == {"r"}
+    finally:
+        a.close()
+
+
+def _append_or_error(storage: Any, room: str, entry: dict[str, Any],
+                     error: type[Exception]) -> object:
+    try:
+        return storage.append_log(room, entry)
+    except error:
+        return "refused"
+
+
+def test_a_new_room_of_a_cluster_is_never_seen_without_its_owner(postgres_url: str) -> None:
+    """The room and its lease are stored in one transaction: another process's upkeep
+    (which takes over open rooms without a live lease) can never take a room its
+    creator has not claimed yet."""
+    from paohuzi.server.pgstorage import PostgresStorage
+
+    a = PostgresStorage(postgres_url, shared=True)
+    b = PostgresStorage(postgres_url, shared=True)
+    try:
+        assert a.create_leased_room("r", {"x": 1}, "A", "http://a", ttl=30) == 1
+        assert b.unowned_rooms() == []
+        assert b.acquire_lease("r", "B", "http://b", ttl=30) is None
+        assert a.lease_holder("r") == ("A", "http://a")
+        assert a.append_log("r", {"k": "by A"}) == 1
+        import psycopg
+
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            b.create_leased_room("r", {}, "B", "http://b", ttl=30)  # a code is one room's
+        assert a.lease_holder("r") == ("A", "http://a") and a.room("r") == {"x": 1}
+    finally:
+        a.close()
+        b.close()

@@ -154,9 +154,9 @@ class BotClient:
             self._sent_at.clear()  # acks of the last connection's messages will not come
             self._entropy_sent.clear()  # the state says whether the server has ours
             while self.hands_seen < hands and time.monotonic() < deadline:
-                try:
-                    raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, deadline
-                                                                        - time.monotonic()))
+                try:  # (a timeout scope, not wait_for: no task per message)
+                    async with asyncio.timeout(max(0.1, deadline - time.monotonic())):
+                        raw = await ws.recv()
                 except TimeoutError:
                     return
                 msg = json.loads(raw)

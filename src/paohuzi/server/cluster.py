@@ -23,6 +23,7 @@ import os
 import secrets
 import socket
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from paohuzi.server.pgstorage import PostgresStorage
@@ -47,7 +48,9 @@ FORWARDED = "x-paohuzi-forwarded"
 client's connection was counted where it arrived."""
 
 _BUCKET = """
-local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
 local tokens, stamp = tonumber(state[1]) or burst, tonumber(state[2]) or now
 tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
@@ -62,7 +65,7 @@ return allowed
 class RedisRateLimiter:
     """A token bucket per key kept in Redis, so every process counts against one limit
     (the same rule as :class:`~paohuzi.server.limits.RateLimiter`, atomic in a script
-    that reads Redis's clock)."""
+    that reads Redis's clock: one round trip a request)."""
 
     def __init__(self, client: Any, name: str, rate: float, burst: int) -> None:
         self._client = client
@@ -71,10 +74,8 @@ class RedisRateLimiter:
         self._script = client.register_script(_BUCKET)
 
     def allow(self, key: str) -> bool:
-        seconds, micros = self._client.time()
-        now = float(seconds) + float(micros) / 1e6
-        return bool(self._script(keys=[self._prefix + key],
-                                 args=[self._rate, self._burst, now]))
+        """Take a token from ``key``'s bucket if it has one (one round trip)."""
+        return bool(self._script(keys=[self._prefix + key], args=[self._rate, self._burst]))
 
 
 class Cluster:
@@ -94,6 +95,7 @@ class Cluster:
         self.redis.set("paohuzi:cluster-secret", secrets.token_urlsafe(24), nx=True)
         self.secret = _text(self.redis.get("paohuzi:cluster-secret"))
         self.server: Server | None = None
+        self._routed: dict[str, float] = {}  # room -> when its route was last published
         self._task: asyncio.Task[None] | None = None
 
     # ---- rate limits shared by every process ---------------------------------------------
@@ -112,20 +114,33 @@ class Cluster:
 
     # ---- leases, routes, takeover -------------------------------------------------------
 
-    def claim(self, code: str) -> None:
-        """Own a room just created here (its code is new: the lease is free)."""
-        if self.storage.acquire_lease(code, self.owner, self.address, self.ttl) is None:
-            raise RuntimeError(f"room {code}: its new lease is held elsewhere")
+    def store_room(self, code: str, config: dict[str, Any]) -> None:
+        """Store a room created here, owned by this process from the start (the room and
+        its lease in one transaction), and publish its route."""
+        self.storage.create_leased_room(code, config, self.owner, self.address, self.ttl)
         self._route(code)
 
     def _route(self, *codes: str) -> None:
-        if not codes:
-            return
-        pipe = self.redis.pipeline()
+        """Publish (or refresh) the routes of ``codes`` and this process's presence, in
+        one round trip (a plain pipeline: no transaction is needed, each key stands
+        alone)."""
+        now = time.monotonic()
+        pipe = self.redis.pipeline(transaction=False)
         for code in codes:
             pipe.set(f"paohuzi:route:{code}", self.address, ex=max(1, int(self.ttl * 2)))
+            self._routed[code] = now
         pipe.set(f"paohuzi:process:{self.owner}", self.address, ex=max(1, int(self.ttl * 2)))
         pipe.execute()
+
+    def _stale_routes(self, codes: Iterable[str]) -> list[str]:
+        """Of the rooms served here, those whose route was last published a lease
+        lifetime ago or more (a route lives two: each is refreshed every ``ttl``
+        seconds, not every round); forgets the rooms no longer served."""
+        now, served = time.monotonic(), set(codes)
+        for code in set(self._routed) - served:
+            del self._routed[code]
+        return [code for code in served
+                if now - self._routed.get(code, -self.ttl) >= self.ttl]
 
     def owner_address(self, code: str) -> str | None:
         """Where ``code`` is served (Redis's route, else the lease); None: nowhere now."""
@@ -150,6 +165,7 @@ class Cluster:
         self.server = server
         server.cluster = self
         self.share_limits(server)
+        server.matchmaker.share(self.redis)  # one quick-match queue for every process
         adopted = self.adopt()
         self._task = asyncio.create_task(self._keep())
         return adopted
@@ -192,7 +208,7 @@ class Cluster:
                     await self.drop(code)
                 server = self.server
                 assert server is not None
-                self._route(*server.runtimes)
+                self._route(*self._stale_routes(server.runtimes))
                 self.adopt()
             except Exception as exc:  # pragma: no cover - the keeper must go on
                 log.error("cluster: lease upkeep failed (%s: %s)", type(exc).__name__, exc)

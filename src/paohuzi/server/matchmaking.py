@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import json
 import logging
+import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from paohuzi.server.storage import PlayerRecord
 
 __all__ = ["SCAN", "AlreadyQueued", "Group", "MatchSettings", "Matchmaker", "Placement",
-           "Queue", "QueueError", "Ticket"]
+           "Queue", "QueueError", "SharedQueue", "Ticket"]
 
 log = logging.getLogger("paohuzi.server")
 
@@ -83,12 +85,19 @@ class MatchSettings:
     computer: str = "normal"
     distinct_addresses: bool = True
     options: Mapping[str, Any] = field(default_factory=dict)
+    entry_ttl: float = 30.0
+    """Several processes (a queue shared through Redis): seconds a queued person's entry
+    lives unless refreshed — by the process he queued through, at each tick, and by each
+    status request of his, on any process — so a process's death does not leave its
+    people queued (and matched) forever."""
 
     def __post_init__(self) -> None:
         if self.computer not in PLAYER_NAMES:
             raise ValueError(f"computer must be one of {', '.join(PLAYER_NAMES)}")
         if not (self.wait >= 0 and self.tick > 0):
             raise ValueError("wait must be >= 0 and tick > 0 seconds")
+        if not self.entry_ttl > self.tick:
+            raise ValueError("entry_ttl must be longer than a tick")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +115,22 @@ class Ticket:
     @property
     def key(self) -> Key:
         return (self.changci, self.preset)
+
+    def to_json(self) -> str:
+        """The ticket as text (the queue shared through Redis).
+
+        >>> t = Ticket(7, "p", "a", 1.5, "chuji", "qq", since=2.0)
+        >>> Ticket.from_json(t.to_json()) == t
+        True
+        """
+        return json.dumps([self.player, self.nickname, self.address, self.rating,
+                           self.changci, self.preset, self.since], ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Ticket:
+        player, nickname, address, rating, changci_key, preset, since = json.loads(text)
+        return cls(int(player), str(nickname), str(address), float(rating),
+                   str(changci_key), str(preset), float(since))
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +191,13 @@ class Queue:
 
     def waiting(self, key: Key) -> int:
         return len(self._by_rating.get(key, ()))
+
+    def ticket(self, player: int) -> Ticket | None:
+        """``player``'s ticket, None if he is not queued."""
+        return self.tickets.get(player)
+
+    def all_tickets(self) -> list[Ticket]:
+        return list(self.tickets.values())
 
     def match(self, now: float, seats: Mapping[str, int],
               rooms: Iterable[OpenRoom] = ()) -> list[Group | Placement]:
@@ -256,6 +288,193 @@ class Seated:
         return {"status": "seated", "code": self.code, "seat": self.seat,
                 "computers": self.computers, "from_next_hand": self.from_next_hand}
 
+_PREFIX = "paohuzi:mm:"
+"""Redis keys of the shared queue: ``ticket:{player}`` (his ticket, expiring),
+``queue:{场次}:{preset}`` (a sorted set of the players queued there, by when they
+joined), ``queues`` (the names of those sorted sets), ``seated:{player}`` (where he
+was seated), ``lock`` (the process matching)."""
+
+_JOIN = """
+local old = redis.call('GET', KEYS[1])
+if old then return old end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+redis.call('SADD', KEYS[4], KEYS[2])
+redis.call('DEL', KEYS[3])
+return false
+"""
+"""Queue a ticket unless its player is queued already (then: his ticket)."""
+
+_LEAVE = """
+local old = redis.call('GET', KEYS[1])
+if not old then return false end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return old
+"""
+"""Take a player's ticket (KEYS[1]) out of its queue (KEYS[2]); his ticket, or nil."""
+
+_CLAIM = """
+local n = #KEYS / 2
+for i = 1, n do
+  if redis.call('GET', KEYS[i]) ~= ARGV[i] then return 0 end
+end
+for i = 1, n do
+  redis.call('DEL', KEYS[i])
+  redis.call('ZREM', KEYS[n + i], ARGV[n + i])
+end
+return 1
+"""
+"""Take the tickets of one group out of the queue, all of them or none: none when one
+of them has left, expired or changed meanwhile (KEYS: the n ticket keys, then their
+queue keys; ARGV: the n tickets expected, then their players)."""
+
+_LOCK_MS = 5000
+"""How long the matching lock lasts if its holder dies mid-pass (a pass takes
+milliseconds; it is released at once)."""
+
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class SharedQueue:
+    """The quick-match queue of several processes, kept in Redis (docs/scaling.md).
+
+    The tickets live in Redis, each expiring ``ttl`` seconds after its last refresh
+    (:meth:`refresh`, :meth:`ticket`). A matching pass is run by one process at a time
+    (a lock that expires): it reads every ticket, matches them with the same
+    :class:`Queue` as one process does, and takes each group's tickets out atomically
+    (a script: all of them or none, so a person who left meanwhile is never seated),
+    then creates the room itself. Where people were seated is written to Redis, so a
+    person who queued through another process learns his room from any process (his
+    status requests) and is forwarded to it as any connection is."""
+
+    def __init__(self, client: Any, wait: float, distinct_addresses: bool,
+                 ttl: float) -> None:
+        self.redis = client
+        self.wait, self.distinct_addresses, self.ttl = wait, distinct_addresses, ttl
+        self.local: set[int] = set()  # queued through this process: refreshed by it
+        self._id = secrets.token_hex(8)
+        self._join = client.register_script(_JOIN)
+        self._leave = client.register_script(_LEAVE)
+        self._claim = client.register_script(_CLAIM)
+        self._unlock = client.register_script(_UNLOCK)
+
+    @staticmethod
+    def _queue_key(key: Key) -> str:
+        return f"{_PREFIX}queue:{key[0]}:{key[1]}"
+
+    def join(self, ticket: Ticket) -> None:
+        """Queue ``ticket``; :class:`AlreadyQueued` if its player is queued already."""
+        old = self._join(keys=[f"{_PREFIX}ticket:{ticket.player}",
+                               self._queue_key(ticket.key), f"{_PREFIX}seated:{ticket.player}",
+                               f"{_PREFIX}queues"],
+                         args=[ticket.to_json(), int(self.ttl * 1000), ticket.since,
+                               ticket.player])
+        if old:
+            was = Ticket.from_json(old)
+            raise AlreadyQueued(f"you are already in the quick-match queue "
+                                f"({changci(was.changci).title}, {was.preset}): leave it first")
+        self.local.add(ticket.player)
+
+    def leave(self, player: int) -> Ticket | None:
+        found = self.ticket(player, refresh=False)
+        self.local.discard(player)
+        if found is None:
+            return None
+        old = self._leave(keys=[f"{_PREFIX}ticket:{player}", self._queue_key(found.key)],
+                          args=[player])
+        return Ticket.from_json(old) if old else None
+
+    def ticket(self, player: int, refresh: bool = True) -> Ticket | None:
+        """``player``'s ticket (None: not queued), its life renewed (``refresh``: he
+        asked where he stands, so he is still there)."""
+        key = f"{_PREFIX}ticket:{player}"
+        if refresh:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.get(key)
+            pipe.pexpire(key, int(self.ttl * 1000))
+            text = pipe.execute()[0]
+        else:
+            text = self.redis.get(key)
+        return None if text is None else Ticket.from_json(text)
+
+    def refresh(self) -> None:
+        """Renew the tickets of the people queued through this process (each tick);
+        forget those no longer queued (seated by another process, or left)."""
+        players = sorted(self.local)
+        if not players:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for player in players:
+            pipe.pexpire(f"{_PREFIX}ticket:{player}", int(self.ttl * 1000))
+        for player, alive in zip(players, pipe.execute(), strict=True):
+            if not alive:
+                self.local.discard(player)
+
+    def waiting(self, key: Key) -> int:
+        return int(self.redis.zcard(self._queue_key(key)))
+
+    def all_tickets(self) -> list[Ticket]:
+        """Every live ticket; the queues' members whose ticket expired are dropped."""
+        queues = sorted(k.decode() if isinstance(k, bytes) else str(k)
+                        for k in self.redis.smembers(f"{_PREFIX}queues"))
+        tickets: list[Ticket] = []
+        for queue in queues:
+            members = [int(m) for m in self.redis.zrange(queue, 0, -1)]
+            if not members:
+                continue
+            texts = self.redis.mget([f"{_PREFIX}ticket:{m}" for m in members])
+            gone = []
+            for member, text in zip(members, texts, strict=True):
+                ticket = None if text is None else Ticket.from_json(text)
+                if ticket is None or self._queue_key(ticket.key) != queue:
+                    gone.append(member)
+                else:
+                    tickets.append(ticket)
+            if gone:
+                self.redis.zrem(queue, *gone)
+        return tickets
+
+    def match(self, now: float, seats: Mapping[str, int],
+              rooms: Iterable[OpenRoom] = ()) -> list[Group | Placement]:
+        """One matching pass over the shared queue, if no other process is running one:
+        the groups and placements whose tickets this process took out of Redis."""
+        lock = f"{_PREFIX}lock"
+        if not self.redis.set(lock, self._id, nx=True, px=_LOCK_MS):
+            return []
+        try:
+            queue = Queue(self.wait, self.distinct_addresses)
+            for ticket in self.all_tickets():
+                queue.join(ticket)
+            return [r for r in queue.match(now, seats, rooms) if self._take(r)]
+        finally:
+            self._unlock(keys=[lock], args=[self._id])
+
+    def _take(self, result: Group | Placement) -> bool:
+        people = result.people if isinstance(result, Group) else (result.ticket,)
+        keys = [f"{_PREFIX}ticket:{t.player}" for t in people] + \
+            [self._queue_key(t.key) for t in people]
+        args: list[Any] = [t.to_json() for t in people] + [t.player for t in people]
+        taken = bool(self._claim(keys=keys, args=args))
+        if taken:
+            self.local.difference_update(t.player for t in people)
+        return taken
+
+    def note_seated(self, player: int, seated: Seated) -> None:
+        """Where ``player`` was seated, readable by every process for an hour."""
+        self.redis.set(f"{_PREFIX}seated:{player}", json.dumps(seated.to_json()), ex=3600)
+
+    def seated(self, player: int) -> Seated | None:
+        text = self.redis.get(f"{_PREFIX}seated:{player}")
+        if text is None:
+            return None
+        data = json.loads(text)
+        return Seated(str(data["code"]), int(data["seat"]), int(data["computers"]),
+                      bool(data["from_next_hand"]))
+
 
 class Matchmaker:
     """The server's quick match: its queue, its rooms, where it seated whom."""
@@ -263,11 +482,20 @@ class Matchmaker:
     def __init__(self, server: Server, settings: MatchSettings | None = None) -> None:
         self.server = server
         self.settings = settings or MatchSettings()
-        self.queue = Queue(self.settings.wait, self.settings.distinct_addresses)
+        self.queue: Queue | SharedQueue = Queue(self.settings.wait,
+                                                self.settings.distinct_addresses)
+        self.clock: Callable[[], float] = time.monotonic  # what tickets' ``since`` count
         self.rooms: dict[str, Key] = {}
         self.seated: dict[int, Seated] = {}
         self.addresses: dict[int, str] = {}  # the address a seated person queued from
         self.last_tick_seconds = 0.0
+
+    def share(self, client: Any) -> None:
+        """Queue through Redis (``client``): one queue for every process of a cluster
+        (:class:`SharedQueue`; the clock is then the wall clock, shared too)."""
+        self.queue = SharedQueue(client, self.settings.wait, self.settings.distinct_addresses,
+                                 self.settings.entry_ttl)
+        self.clock = time.time
 
     # ---- requests --------------------------------------------------------------------
 
@@ -285,7 +513,7 @@ class Matchmaker:
                              f"{str(preset)[:24]!r}")
         check_entry(tier, rec.beans)
         ticket = Ticket(rec.id, rec.nickname, address, rec.rating_mu - 3 * rec.rating_sigma,
-                        tier.key, preset, time.monotonic() if now is None else now)
+                        tier.key, preset, self.clock() if now is None else now)
         self.queue.join(ticket)
         self.seated.pop(rec.id, None)
         return self.status(rec.id)
@@ -296,13 +524,15 @@ class Matchmaker:
     def status(self, player: int, now: float | None = None) -> dict[str, Any]:
         """``waiting`` (with seconds waited and people in that queue), ``seated`` (where)
         or ``idle``."""
-        ticket = self.queue.tickets.get(player)
+        ticket = self.queue.ticket(player)
         if ticket is not None:
-            now = time.monotonic() if now is None else now
+            now = self.clock() if now is None else now
             return {"status": "waiting", "changci": ticket.changci, "preset": ticket.preset,
                     "waited": round(now - ticket.since, 1), "wait": self.settings.wait,
                     "waiting": self.queue.waiting(ticket.key)}
         seated = self.seated.get(player)
+        if seated is None and isinstance(self.queue, SharedQueue):
+            seated = self.queue.seated(player)  # seated by another process
         return seated.to_json() if seated is not None else {"status": "idle"}
 
     def hall(self) -> list[dict[str, Any]]:
@@ -316,10 +546,11 @@ class Matchmaker:
             if people and key in online:
                 online[key] |= people
                 tables[key] += 1
-        for ticket in self.queue.tickets.values():
+        waiting = self.queue.all_tickets()
+        for ticket in waiting:
             online[ticket.changci].add(ticket.player)
         return [{**c.to_json(), "online": len(online[c.key]), "tables": tables[c.key],
-                 "waiting": sum(1 for t in self.queue.tickets.values() if t.changci == c.key)}
+                 "waiting": sum(1 for t in waiting if t.changci == c.key)}
                 for c in CHANGCI]
 
     # ---- the matching loop -------------------------------------------------------------
@@ -342,7 +573,9 @@ class Matchmaker:
     async def tick(self, now: float | None = None) -> int:
         """One matching pass; how many people it seated."""
         started = time.perf_counter()
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
+        if isinstance(self.queue, SharedQueue):
+            self.queue.refresh()
         seats = {name: Ruleset.preset(name).seats for name in PRESETS}
         seated = 0
         for result in self.queue.match(now, seats, self._open_rooms()):
@@ -407,3 +640,5 @@ class Matchmaker:
     def _note(self, ticket: Ticket, seated: Seated) -> None:
         self.seated[ticket.player] = seated
         self.addresses[ticket.player] = ticket.address
+        if isinstance(self.queue, SharedQueue):
+            self.queue.note_seated(ticket.player, seated)

@@ -44,6 +44,15 @@ from paohuzi.server.storage import (
 __all__ = ["DatabaseUnavailableError", "LeaseLostError", "PostgresStorage", "is_postgres_url",
            "redact_url"]
 
+_APPEND = ("INSERT INTO table_log (room, seq, entry) SELECT %s, "
+           "COALESCE((SELECT MAX(seq) FROM table_log WHERE room = %s), 0) + 1, %s "
+           "RETURNING seq")
+"""One log entry appended: the room's next sequence number."""
+_APPEND_FENCED = (_APPEND.removesuffix("RETURNING seq")
+                  + "FROM (SELECT 1 FROM room_leases WHERE room = %s AND token = %s "
+                    "FOR SHARE) AS fence RETURNING seq")
+"""The same, written only while the lease row holds this process's fencing token."""
+
 _SERVER_LOCK = 0x70687A73  # the advisory lock key of "a paohuzi server uses this database"
 
 
@@ -143,6 +152,25 @@ class PostgresStorage:
             conn.execute("INSERT INTO rooms (code, config, created, touched) "
                          "VALUES (%s, %s, %s, %s)", (code, json.dumps(config), now, now))
 
+    def create_leased_room(self, code: str, config: dict[str, Any], owner: str,
+                           address: str, ttl: float) -> int:
+        """Store a new room and take its lease in one transaction (several processes):
+        it is never seen open without an owner, which another process's upkeep would
+        take over (:meth:`unowned_rooms`) before its creator could claim it. Its fencing
+        token (a stale lease row left under a new code is taken over)."""
+        now = time.time()
+        with self._tx() as conn:
+            conn.execute("INSERT INTO rooms (code, config, created, touched) "
+                         "VALUES (%s, %s, %s, %s)", (code, json.dumps(config), now, now))
+            row = conn.execute(
+                "INSERT INTO room_leases AS l (room, owner, address, token, expires) "
+                "VALUES (%s, %s, %s, 1, EXTRACT(EPOCH FROM clock_timestamp()) + %s) "
+                "ON CONFLICT (room) DO UPDATE SET owner = EXCLUDED.owner, "
+                "address = EXCLUDED.address, token = l.token + 1, expires = EXCLUDED.expires "
+                "RETURNING token", (code, owner, address, ttl)).fetchone()
+        self._fences[code] = int(row[0])
+        return int(row[0])
+
     def rooms(self) -> list[tuple[str, dict[str, Any]]]:
         """The rooms still open (an ended room is never replayed)."""
         with self._pool.connection() as conn:
@@ -194,17 +222,32 @@ class PostgresStorage:
             raise LeaseLostError(f"room {room}: its lease was taken over by another process")
 
     def _insert_log(self, conn: Any, room: str, entry: dict[str, Any]) -> int:
-        row = conn.execute(
-            "INSERT INTO table_log (room, seq, entry) SELECT %s, COALESCE(MAX(seq), 0) + 1, %s "
-            "FROM table_log WHERE room = %s RETURNING seq",
-            (room, json.dumps(entry, ensure_ascii=False), room)).fetchone()
+        row = conn.execute(_APPEND, (room, room, json.dumps(entry, ensure_ascii=False))
+                           ).fetchone()
         return int(row[0])
 
     def append_log(self, room: str, entry: dict[str, Any]) -> int:
-        """Append one entry to a table's log (committed on return); its sequence number."""
-        with self._tx() as conn:
-            self._fence(conn, room)
-            return self._insert_log(conn, room, entry)
+        """Append one entry to a table's log (committed on return); its sequence number.
+
+        One statement, so one round trip (autocommit: no BEGIN/COMMIT): the lease check
+        is in it, ``FOR SHARE`` on the lease row with the token held — a takeover
+        committing meanwhile is waited for, then its new token fails the check and
+        nothing is written (:class:`LeaseLostError`); a takeover starting meanwhile
+        waits for this write to commit, and replays it."""
+        text = json.dumps(entry, ensure_ascii=False)
+        token = self._fences.get(room)
+        with self._pool.connection() as conn:
+            if token is None:
+                if self.shared:
+                    raise LeaseLostError(f"room {room} is not owned by this process")
+                row = conn.execute(_APPEND, (room, room, text)).fetchone()
+            else:
+                row = conn.execute(_APPEND_FENCED, (room, room, text, room, token)).fetchone()
+        if row is None:
+            self._fences.pop(room, None)
+            self._lost.add(room)
+            raise LeaseLostError(f"room {room}: its lease was taken over by another process")
+        return int(row[0])
 
     def load_log(self, room: str) -> list[dict[str, Any]]:
         with self._pool.connection() as conn:

@@ -144,26 +144,26 @@ class Server:
     def create_room(self, options: dict[str, Any]) -> Table:
         config = RoomConfig.from_json(options)
         code = self._store_new_room(config)
-        if self.cluster is not None:
-            self.cluster.claim(code)  # this process owns the new room
         table = Table(code, config)
         self.runtimes[code] = Runtime(self, table)
         return table
 
     def _store_new_room(self, config: RoomConfig) -> str:
         """Store a room under a fresh code (:func:`new_room_code`); a code an ended room
-        kept in storage is refused there, and another one is drawn."""
+        kept in storage is refused there, and another one is drawn. Several processes:
+        the room is stored with its lease, owned by this process from the start."""
+        store = self.storage.create_room if self.cluster is None else self.cluster.store_room
         for _ in range(ROOM_CODE_TRIES - 1):
             code = new_room_code()
             if code in self.runtimes:
                 continue
             try:
-                self.storage.create_room(code, config.to_json())
+                store(code, config.to_json())
             except Exception:  # the storage's unique-key error (SQLite or another backend)
                 continue
             return code
         code = new_room_code()
-        self.storage.create_room(code, config.to_json())  # lets the storage's error out
+        store(code, config.to_json())  # lets the storage's error out
         return code
 
     def find_room(self, code: str) -> Runtime | None:

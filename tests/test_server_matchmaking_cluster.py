@@ -1,0 +1,144 @@
+"""Quick match across processes (docs/scaling.md): with Redis the queue is one for the
+whole cluster — two people who queue through two processes meet at one table — and a
+process's death does not leave its people queued forever."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+import pytest
+from cluster_util import Process
+
+pytest.importorskip("psycopg")
+pytest.importorskip("redis")
+
+TICK, TTL = 0.1, 2.0
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+def client_from(address: str) -> httpx.Client:
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10,
+                        follow_redirects=True)
+
+
+def player(http: httpx.Client, proc: Process, nickname: str) -> str:
+    reply = http.post(f"{proc.base}/api/players", json={"nickname": nickname})
+    assert reply.status_code == 200, reply.text
+    return str(reply.json()["token"])
+
+
+def queue(http: httpx.Client, proc: Process, token: str, preset: str) -> dict[str, Any]:
+    reply = http.post(f"{proc.base}/api/match", json={"changci": "xinshou", "preset": preset},
+                      headers=auth(token))
+    assert reply.status_code == 200, reply.text
+    return dict(reply.json())
+
+
+def status(http: httpx.Client, proc: Process, token: str) -> dict[str, Any]:
+    return dict(http.get(f"{proc.base}/api/match", headers=auth(token)).json())
+
+
+def until(check: Any, timeout: float = 15.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)
+
+
+def test_two_people_queued_on_two_processes_meet(postgres_url: str, redis_url: str) -> None:
+    a, b = (Process(postgres_url, redis_url, match=(60.0, TICK, TTL)) for _ in range(2))
+    try:
+        on_a, on_b = client_from("127.0.0.2"), client_from("127.0.0.3")
+        ta, tb = player(on_a, a, "甲"), player(on_b, b, "乙")
+        assert queue(on_a, a, ta, "two-player")["status"] == "waiting"
+        # the entry outlives its ttl while its player asks where he stands
+        deadline = time.monotonic() + TTL * 1.5
+        while time.monotonic() < deadline:
+            assert status(on_a, a, ta)["status"] == "waiting"
+            time.sleep(0.2)
+        again = on_b.post(f"{b.base}/api/match", json={"changci": "xinshou"},
+                          headers=auth(ta))  # the same person, through the other process
+        assert again.status_code == 409 and "already in the quick-match queue" in again.text
+        queue(on_b, b, tb, "two-player")
+        def seated() -> list[dict[str, Any]] | None:
+            found = [status(on_a, a, ta), status(on_b, b, tb)]
+            return found if all(x["status"] == "seated" for x in found) else None
+
+        both = until(seated)
+        assert both, [status(on_a, a, ta), status(on_b, b, tb)]
+        assert both[0]["code"] == both[1]["code"] and {x["seat"] for x in both} == {0, 1}
+        assert all(x["computers"] == 0 for x in both)
+        # the room is one table, seen the same through either process (one redirects)
+        for http, proc in ((on_a, a), (on_b, b)):
+            info = http.get(f"{proc.base}/api/rooms/{both[0]['code']}").json()
+            assert sorted(s["nickname"] for s in info["seats"]) == ["乙", "甲"]
+            assert all(s["taken"] for s in info["seats"])
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_dead_process_leaves_nobody_queued_forever(postgres_url: str,
+                                                     redis_url: str) -> None:
+    a, b = (Process(postgres_url, redis_url, match=(60.0, TICK, TTL)) for _ in range(2))
+    try:
+        clients = [client_from(f"127.0.0.{i}") for i in range(2, 6)]
+        tokens = [player(c, a, f"人{i}") for i, c in enumerate(clients)]
+        queue(clients[0], b, tokens[0], "qq")  # queued through B, which then dies
+        b.kill9()
+        time.sleep(TTL + 0.5)
+        # two more queue through A: with the dead entry they would make a full table
+        queue(clients[1], a, tokens[1], "qq")
+        queue(clients[2], a, tokens[2], "qq")
+        time.sleep(10 * TICK)
+        waiting = [status(c, a, t) for c, t in zip(clients[1:3], tokens[1:3], strict=True)]
+        assert [w["status"] for w in waiting] == ["waiting", "waiting"], waiting
+        assert waiting[0]["waiting"] == 2
+        assert status(clients[0], a, tokens[0])["status"] == "idle"
+        # a third living person completes the table
+        queue(clients[3], a, tokens[3], "qq")
+        def seated() -> list[dict[str, Any]] | None:
+            found = [status(c, a, t) for c, t in zip(clients[1:], tokens[1:], strict=True)]
+            return found if all(s["status"] == "seated" for s in found) else None
+
+        done = until(seated)
+        assert done and len({s["code"] for s in done}) == 1, done
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_group_is_taken_from_the_shared_queue_whole_or_not_at_all(redis_url: str) -> None:
+    """The matching process takes a group's tickets out of Redis in one script: when one
+    of them left (or re-queued) after the pass read the queue, nobody of that group is
+    taken, and the others stay queued for the next pass."""
+    import redis
+
+    from paohuzi.server.matchmaking import AlreadyQueued, Group, SharedQueue, Ticket
+
+    client = redis.Redis.from_url(redis_url)
+    one, other = (SharedQueue(client, wait=60.0, distinct_addresses=True, ttl=30.0)
+                  for _ in range(2))  # two processes
+    tickets = [Ticket(p, f"p{p}", f"10.0.0.{p}", 0.0, "xinshou", "qq", since=float(p))
+               for p in (1, 2, 3)]
+    for t in tickets:
+        one.join(t)
+    with pytest.raises(AlreadyQueued):
+        other.join(tickets[0])  # one queue for every process
+    assert other.waiting(("xinshou", "qq")) == 3
+    group = Group(("xinshou", "qq"), tuple(tickets), 3)
+    assert other.leave(2) == tickets[1]  # left after the pass read the queue
+    assert one._take(group) is False
+    assert sorted(t.player for t in other.all_tickets()) == [1, 3]
+    other.join(tickets[1])
+    assert [len(g.people) for g in other.match(10.0, {"qq": 3}) if isinstance(g, Group)] \
+        == [3]
+    assert other.all_tickets() == [] and other.waiting(("xinshou", "qq")) == 0
+    client.close()
