@@ -34,7 +34,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paohuzi.game.engine import Hand
-from paohuzi.game.view import Observation, observe, seat_json, seat_key, view_head, view_tail
+from paohuzi.game.view import (
+    TAIL_KEYS,
+    Observation,
+    observe,
+    seat_json,
+    seat_key,
+    seat_tail,
+    view_head,
+    view_tail,
+)
 from paohuzi.server.seats import match_event, match_view
 
 __all__ = ["DELTA_DEPTH", "DELTA_MAX_SHARE", "Body", "EventLog", "KeptMembers", "SeatViews",
@@ -244,19 +253,31 @@ class SeatViews:
         if hand_seat is None:
             return public.seen, public.text
         obs = observe(hand, hand_seat, events=False, public=public.obs)
-        seen, texts = self._seen(obs, playing, seats, public)
-        kept = public.seen
+        mine, _ = match_view({"seat": obs.seat, "phase": obs.phase, "seats": (),
+                              **seat_tail(obs)}, [], playing, seats)
+        del mine["seats"]
+        own = seat_key(obs, hand_seat)
+        if own != public.keys[hand_seat]:  # his own 偎 face up: his own entry
+            entry, text = self._entry(obs, hand_seat, own)
+            at = playing[hand_seat]
+            mine["seats"] = [entry if i == at else e for i, e in enumerate(public.seen["seats"])]
+            listed = ",".join([text if i == at else t for i, t in enumerate(public.listed)])
+            mine_texts = {"seats": f'"seats":[{listed}]'}
+        else:
+            mine_texts = {}
+        kept, texts = public.seen, public.texts
+        seen: dict[str, Any] = {}
         parts = []
-        for key, value in seen.items():
-            if key == "seats":
-                parts.append(f'"seats":{texts}')
-                continue
+        for key in public.order if "claim" not in mine else public.claim_order:
+            value = mine.get(key, _MISSING)
             was = kept.get(key, _MISSING)
-            if was is value or (type(was) is type(value) and was == value):
+            if value is _MISSING or was is value or (type(was) is type(value)
+                                                     and was == value):
                 seen[key] = was  # the public object (changes() finds it by identity)
-                parts.append(public.texts[key])
+                parts.append(texts[key])
             else:
-                parts.append(f'"{key}":{dumps(value)}')
+                seen[key] = value
+                parts.append(mine_texts.get(key) or f'"{key}":{dumps(value)}')
         return seen, "{" + ",".join(parts) + "}"
 
     def _public_part(self, hand: Hand, playing: Sequence[int], seats: int,
@@ -268,33 +289,34 @@ class SeatViews:
                 and kept[0][1:] == key[1:]:
             return kept[1]
         obs = observe(hand, None, events=False)
-        seen, seats_text = self._seen(obs, playing, seats)
-        texts = {k: f'"{k}":{seats_text if k == "seats" else dumps(v)}'
+        seen, listed = self._seen(obs, playing, seats)
+        texts = {k: f'"{k}":[{",".join(listed)}]' if k == "seats" else f'"{k}":{dumps(v)}'
                  for k, v in seen.items()}
         keys = tuple(seat_key(obs, s) for s in range(obs.players))
-        entries = tuple(self._entry(obs, s, keys[s]) for s in range(obs.players))
+        # a seat's view: the public members, and the seat's own where they belong
+        head = tuple(k for k in seen if k not in TAIL_KEYS)
+        own = ("hand", "chou", "legal_actions", "to_act")
+        order = head + tuple(k for k in TAIL_KEYS if k in seen or k in own)
+        claim_order = head + tuple(k for k in TAIL_KEYS if k in seen or k in own
+                                   or k == "claim")
         public = _Public(obs, seen, texts, "{" + ",".join(texts.values()) + "}", keys,
-                         entries)
+                         listed, order, claim_order)
         self._public = (key, public)
         return public
 
-    def _seen(self, obs: Observation, playing: Sequence[int], seats: int,
-              public: _Public | None = None) -> tuple[dict[str, Any], str]:
-        """The observation as JSON in match seats, and the text of its ``seats``."""
+    def _seen(self, obs: Observation, playing: Sequence[int], seats: int
+              ) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The observation as JSON in match seats, and the text of each match seat's
+        ``seats`` entry."""
         texts: dict[int, str] = {}
         entries = []
         for s in range(obs.players):
-            key = seat_key(obs, s)
-            if public is not None and public.keys[s] == key:
-                entry, text = public.entries[s]  # as every other viewer sees it
-            else:
-                entry, text = self._entry(obs, s, key)
+            entry, text = self._entry(obs, s, seat_key(obs, s))
             entries.append(entry)
             texts[id(entry)] = text
         seen, _ = match_view({**view_head(obs), "seats": entries, **view_tail(obs)}, [],
                              playing, seats)
-        listed = ",".join(["null" if e is None else texts[id(e)] for e in seen["seats"]])
-        return seen, f"[{listed}]"
+        return seen, tuple("null" if e is None else texts[id(e)] for e in seen["seats"])
 
     def _entry(self, obs: Observation, seat: int, key: tuple[Any, ...]
                ) -> tuple[dict[str, Any], str]:
@@ -355,9 +377,13 @@ class _Public:
     texts: dict[str, str]
     text: str
     keys: tuple[tuple[Any, ...], ...]
-    """Each seat's :func:`~paohuzi.game.view.seat_key`..."""
-    entries: tuple[tuple[dict[str, Any], str], ...]
-    """... and its ``seats`` entry with its text (the same objects as in ``seen``)."""
+    """Each hand seat's :func:`~paohuzi.game.view.seat_key`."""
+    listed: tuple[str, ...]
+    """The text of each match seat's ``seats`` entry (``null``: sitting the hand out)."""
+    order: tuple[str, ...]
+    """A seat's view's members, in their order (the public ones and the seat's own)..."""
+    claim_order: tuple[str, ...]
+    """... and those of a seat that must decide on a claim."""
 
 
 NO_EVENTS = EventLog(None, None, ())
