@@ -446,7 +446,7 @@ class Body:
             text = self.deltas[base.hash]
         else:
             set_, unset = changes(base.head, self.head)
-            text = f'"set":{dumps(set_)},"unset":{dumps(unset)}'
+            text = f'"set":{dumps(set_)},"unset":{dumps(unset) if unset else "[]"}'
             if len(text) >= DELTA_MAX_SHARE * len(self.head_json):
                 text = None
             if len(self.deltas) >= 4:  # a viewer's connections mostly share their base
