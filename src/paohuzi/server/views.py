@@ -253,31 +253,33 @@ class SeatViews:
         if hand_seat is None:
             return public.seen, public.text
         obs = observe(hand, hand_seat, events=False, public=public.obs)
-        mine, _ = match_view({"seat": obs.seat, "phase": obs.phase, "seats": (),
-                              **seat_tail(obs)}, [], playing, seats)
-        del mine["seats"]
+        mine = seat_tail(obs)
+        if "claim" in mine:  # its source in match seats
+            mine["claim"] = match_view({"seats": (), "claim": mine["claim"]}, [], playing,
+                                       seats)[0]["claim"]
+        mine["seat"], mine["phase"] = playing[hand_seat], obs.phase
+        texts: dict[str, str] = {}
         own = seat_key(obs, hand_seat)
         if own != public.keys[hand_seat]:  # his own 偎 face up: his own entry
             entry, text = self._entry(obs, hand_seat, own)
             at = playing[hand_seat]
             mine["seats"] = [entry if i == at else e for i, e in enumerate(public.seen["seats"])]
             listed = ",".join([text if i == at else t for i, t in enumerate(public.listed)])
-            mine_texts = {"seats": f'"seats":[{listed}]'}
-        else:
-            mine_texts = {}
-        kept, texts = public.seen, public.texts
+            texts["seats"] = f'"seats":[{listed}]'
         seen: dict[str, Any] = {}
         parts = []
-        for key in public.order if "claim" not in mine else public.claim_order:
-            value = mine.get(key, _MISSING)
-            was = kept.get(key, _MISSING)
-            if value is _MISSING or was is value or (type(was) is type(value)
-                                                     and was == value):
-                seen[key] = was  # the public object (changes() finds it by identity)
-                parts.append(texts[key])
-            else:
-                seen[key] = value
-                parts.append(mine_texts.get(key) or f'"{key}":{dumps(value)}')
+        for part in public.layout if "claim" not in mine else public.claim_layout:
+            if isinstance(part, str):  # a member the seat may see differently
+                value = mine.get(part, _MISSING)
+                if value is _MISSING:
+                    seen[part] = public.seen[part]
+                    parts.append(public.texts[part])
+                else:
+                    seen[part] = value
+                    parts.append(texts.get(part) or f'"{part}":{dumps(value)}')
+            else:  # public members, as every seat sees them
+                seen.update(part[0])
+                parts.append(part[1])
         return seen, "{" + ",".join(parts) + "}"
 
     def _public_part(self, hand: Hand, playing: Sequence[int], seats: int,
@@ -293,14 +295,9 @@ class SeatViews:
         texts = {k: f'"{k}":[{",".join(listed)}]' if k == "seats" else f'"{k}":{dumps(v)}'
                  for k, v in seen.items()}
         keys = tuple(seat_key(obs, s) for s in range(obs.players))
-        # a seat's view: the public members, and the seat's own where they belong
-        head = tuple(k for k in seen if k not in TAIL_KEYS)
-        own = ("hand", "chou", "legal_actions", "to_act")
-        order = head + tuple(k for k in TAIL_KEYS if k in seen or k in own)
-        claim_order = head + tuple(k for k in TAIL_KEYS if k in seen or k in own
-                                   or k == "claim")
         public = _Public(obs, seen, texts, "{" + ",".join(texts.values()) + "}", keys,
-                         listed, order, claim_order)
+                         listed, _layout(seen, texts, claim=False),
+                         _layout(seen, texts, claim=True))
         self._public = (key, public)
         return public
 
@@ -380,10 +377,46 @@ class _Public:
     """Each hand seat's :func:`~paohuzi.game.view.seat_key`."""
     listed: tuple[str, ...]
     """The text of each match seat's ``seats`` entry (``null``: sitting the hand out)."""
-    order: tuple[str, ...]
-    """A seat's view's members, in their order (the public ones and the seat's own)..."""
-    claim_order: tuple[str, ...]
-    """... and those of a seat that must decide on a claim."""
+    layout: tuple[str | tuple[dict[str, Any], str], ...]
+    """A seat's view, in order (:func:`_layout`)..."""
+    claim_layout: tuple[str | tuple[dict[str, Any], str], ...]
+    """... and that of a seat that must decide on a claim."""
+
+
+_OWN = frozenset(("seat", "phase", "seats", "claim", "hand", "chou", "legal_actions",
+                  "to_act"))
+"""The members a seat may see differently from a spectator: its number, the phase (a
+claim it must decide on), its own 偎 face up, and :func:`~paohuzi.game.view.seat_tail`."""
+
+
+def _layout(seen: dict[str, Any], texts: dict[str, str], claim: bool
+            ) -> tuple[str | tuple[dict[str, Any], str], ...]:
+    """A seat's view's members in their order (the spectator's ``seen``, then
+    :data:`~paohuzi.game.view.TAIL_KEYS`), as the names of those it may see differently
+    (:data:`_OWN`, ``claim`` among them or not) and runs of public members, each run
+    with its ``"key":value`` text.
+
+    >>> _layout({"seat": None, "wall": 3, "turn": 1, "seats": []},
+    ...         {"wall": '"wall":3', "turn": '"turn":1'}, claim=False)[:3]
+    ('seat', ({'wall': 3, 'turn': 1}, '"wall":3,"turn":1'), 'seats')
+    """
+    tail = frozenset(TAIL_KEYS)
+    own = _OWN if claim else _OWN - {"claim"}
+    order = [k for k in seen if k not in tail] + [k for k in TAIL_KEYS
+                                                  if k in seen or k in own]
+    out: list[str | tuple[dict[str, Any], str]] = []
+    run: dict[str, Any] = {}
+    for key in order:
+        if key in own:
+            if run:
+                out.append((run, ",".join([texts[k] for k in run])))
+                run = {}
+            out.append(key)
+        else:
+            run[key] = seen[key]
+    if run:
+        out.append((run, ",".join([texts[k] for k in run])))
+    return tuple(out)
 
 
 NO_EVENTS = EventLog(None, None, ())
