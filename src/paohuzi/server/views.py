@@ -122,20 +122,25 @@ def changes(old: dict[str, Any], new: dict[str, Any], depth: int = DELTA_DEPTH,
 def _diff(old: Any, new: Any, depth: int, prefix: str, set_: dict[str, Any],
           unset: list[str]) -> None:
     if isinstance(new, dict):
+        get = old.get
         for key, value in new.items():
-            if key not in old:
-                set_[prefix + key] = value
-            else:
-                _member(old[key], value, depth, f"{prefix}{key}", set_, unset)
-        unset.extend(prefix + key for key in old if key not in new)
+            was = get(key, _MISSING)
+            if was is not value:  # most members are the very same object
+                if was is _MISSING:
+                    set_[prefix + key] = value
+                else:
+                    _member(was, value, depth, prefix + key, set_, unset)
+        if not old.keys() <= new.keys():
+            unset.extend([prefix + key for key in old if key not in new])
     else:
         for i, (was, value) in enumerate(zip(old, new, strict=True)):
-            _member(was, value, depth, f"{prefix}{i}", set_, unset)
+            if was is not value:
+                _member(was, value, depth, f"{prefix}{i}", set_, unset)
 
 
 def _member(was: Any, value: Any, depth: int, path: str, set_: dict[str, Any],
             unset: list[str]) -> None:
-    if was is value or was == value:
+    if was == value:
         return
     kind = type(value)
     if depth > 0 and type(was) is kind and (kind is dict or (
