@@ -273,7 +273,7 @@ class SeatViews:
             texts["seats"] = f'"seats":[{listed}]'
         seen: dict[str, Any] = {}
         parts = []
-        for part in public.layout if "claim" not in mine else public.claim_layout:
+        for part in public.layout("claim" in mine):
             if isinstance(part, str):  # a member the seat may see differently
                 value = mine.get(part, _MISSING)
                 if value is _MISSING:
@@ -301,8 +301,7 @@ class SeatViews:
                  for k, v in seen.items()}
         keys = tuple(seat_key(obs, s) for s in range(obs.players))
         public = _Public(obs, seen, texts, "{" + ",".join(texts.values()) + "}", keys,
-                         listed, _layout(seen, texts, claim=False),
-                         _layout(seen, texts, claim=True))
+                         listed)
         self._public = (key, public)
         return public
 
@@ -382,10 +381,17 @@ class _Public:
     """Each hand seat's :func:`~paohuzi.game.view.seat_key`."""
     listed: tuple[str, ...]
     """The text of each match seat's ``seats`` entry (``null``: sitting the hand out)."""
-    layout: tuple[str | tuple[dict[str, Any], str], ...]
-    """A seat's view, in order (:func:`_layout`)..."""
-    claim_layout: tuple[str | tuple[dict[str, Any], str], ...]
-    """... and that of a seat that must decide on a claim."""
+    layouts: dict[bool, tuple[str | tuple[dict[str, Any], str], ...]] = field(
+        default_factory=dict)
+    """:meth:`layout`'s answers, made when first asked for."""
+
+    def layout(self, claim: bool) -> tuple[str | tuple[dict[str, Any], str], ...]:
+        """A seat's view, in order (:func:`_layout`; ``claim``: of a seat that must
+        decide on a claim)."""
+        found = self.layouts.get(claim)
+        if found is None:
+            found = self.layouts[claim] = _layout(self.seen, self.texts, claim)
+        return found
 
 
 _OWN = frozenset(("seat", "phase", "seats", "claim", "hand", "chou", "legal_actions",
