@@ -60,6 +60,10 @@ from paohuzi.server.views import (
 
 __all__ = ["HANDS", "STAKES", "TIMINGS", "RoomConfig", "Table", "TableError", "commitment"]
 
+_HAND_UNTOUCHED = frozenset(("sit", "commit", "entropy", "timeout", "tuoguan", "hall",
+                             "settled"))
+"""Log entries that change no hand (its views are kept across them: Table.bodies)."""
+
 HANDS: tuple[int, ...] = (0, 4, 8, 16)
 """The 局数 a room may be set to: a match of that many hands ending with a 大结算, or 0:
 play on (a match ends only when a player leaves, §3.1)."""
@@ -339,7 +343,8 @@ class Table:
         try:
             self._apply(entry)
         finally:
-            self._moment += 1  # the hand may have changed (bodies())
+            if entry.get("k") not in _HAND_UNTOUCHED:
+                self._moment += 1  # the hand may have changed (bodies())
 
     def _apply(self, entry: dict[str, Any]) -> None:
         kind = entry["k"]
