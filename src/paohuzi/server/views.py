@@ -236,7 +236,7 @@ class SeatViews:
     True
     """
 
-    __slots__ = ("_entries", "_public")
+    __slots__ = ("_entries", "_public", "_tails")
 
     KEEP = 2
     """Entries kept per hand seat (its owner's, and everyone else's)."""
@@ -244,6 +244,7 @@ class SeatViews:
     def __init__(self) -> None:
         self._entries: dict[int, list[tuple[tuple[Any, ...], dict[str, Any], str]]] = {}
         self._public: tuple[Any, _Public] | None = None
+        self._tails: dict[int, tuple[tuple[Any, ...], dict[str, Any], dict[str, str]]] = {}
 
     def view(self, hand: Hand, hand_seat: int | None, playing: Sequence[int],
              seats: int, moment: Any = None) -> tuple[dict[str, Any], str]:
@@ -258,19 +259,15 @@ class SeatViews:
         if hand_seat is None:
             return public.seen, public.text
         obs = observe(hand, hand_seat, events=False, public=public.obs)
-        mine = seat_tail(obs)
-        if "claim" in mine:  # its source in match seats
-            mine["claim"] = match_view({"seats": (), "claim": mine["claim"]}, [], playing,
-                                       seats)[0]["claim"]
-        mine["seat"], mine["phase"] = playing[hand_seat], obs.phase
-        texts: dict[str, str] = {}
+        tail, texts = self._tail(obs, hand_seat, playing, seats)
+        mine = {**tail, "seat": playing[hand_seat], "phase": obs.phase}
         own = seat_key(obs, hand_seat)
         if own != public.keys[hand_seat]:  # his own 偎 face up: his own entry
             entry, text = self._entry(obs, hand_seat, own)
             at = playing[hand_seat]
             mine["seats"] = [entry if i == at else e for i, e in enumerate(public.seen["seats"])]
             listed = ",".join([text if i == at else t for i, t in enumerate(public.listed)])
-            texts["seats"] = f'"seats":[{listed}]'
+            texts = {**texts, "seats": f'"seats":[{listed}]'}
         seen: dict[str, Any] = {}
         parts = []
         for part in public.layout("claim" in mine):
@@ -286,6 +283,23 @@ class SeatViews:
                 seen.update(part[0])
                 parts.append(part[1])
         return seen, "{" + ",".join(parts) + "}"
+
+    def _tail(self, obs: Observation, hand_seat: int, playing: Sequence[int], seats: int
+              ) -> tuple[dict[str, Any], dict[str, str]]:
+        """The seat's :func:`~paohuzi.game.view.seat_tail` in match seats, with each
+        member's ``"key":value`` text; kept while what it is made of stays the same (it
+        is a pure function of that)."""
+        key = (obs.claim, obs.hand, obs.chou, obs.legal, tuple(playing), seats)
+        kept = self._tails.get(hand_seat)
+        if kept is not None and kept[0] == key:
+            return kept[1], kept[2]
+        tail = seat_tail(obs)
+        if "claim" in tail:  # its source in match seats
+            tail["claim"] = match_view({"seats": (), "claim": tail["claim"]}, [], playing,
+                                       seats)[0]["claim"]
+        texts = {k: f'"{k}":{dumps(v)}' for k, v in tail.items()}
+        self._tails[hand_seat] = (key, tail, texts)
+        return tail, texts
 
     def _public_part(self, hand: Hand, playing: Sequence[int], seats: int,
                      moment: Any) -> _Public:
