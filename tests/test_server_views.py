@@ -211,3 +211,10 @@ def test_delta_messages_rebuild_the_full_states(tmp_path):
     for digest in common:
         assert rebuilt[digest] == sent[digest]
     print(f"{bot.deltas} deltas, {len(bot.messages)} messages, {len(common)} states compared")
+
+
+@pytest.mark.parametrize("preset", [{"preset": "luzhou", "players": 3}, "changde"])
+def test_kept_bodies_equal_fresh_views_other_presets(preset):
+    """The same at every moment under presets whose views have more members (luzhou's
+    group labels and 底牌)."""
+    test_kept_bodies_equal_fresh_views_at_every_moment(preset)

@@ -30,8 +30,8 @@ from paohuzi.core.rules import Ruleset
 from paohuzi.game.actions import Action
 from paohuzi.game.engine import Hand, HandResult, Phase
 
-__all__ = ["Observation", "ViewError", "meld_view", "observe", "seat_json", "seat_key", "seat_view",
-           "view_head", "view_json", "view_tail"]
+__all__ = ["TAIL_KEYS", "Observation", "ViewError", "meld_view", "observe", "seat_json", "seat_key",
+           "seat_tail", "seat_view", "view_head", "view_json", "view_tail"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,26 +271,49 @@ def seat_json(obs: Observation, seat: int) -> dict[str, Any]:
     }
 
 
+TAIL_KEYS = ("labels", "claim", "in_play", "dipai", "hand", "chou", "legal_actions", "to_act",
+             "result", "revealed_hands")
+"""The members :func:`view_tail` may give, in their order."""
+
+
 def view_tail(obs: Observation) -> dict[str, Any]:
-    """The members of :func:`view_json` after ``events``."""
+    """The members of :func:`view_json` after ``events`` (:data:`TAIL_KEYS`, in that
+    order): the public ones and the observer's own (:func:`seat_tail`)."""
     view: dict[str, Any] = {}
     labels = obs.rules.huxi.labels
     if labels != LABELS:  # the region's group names (luzhou: 提 垅, 跑 招, 句 列), display only
         view["labels"] = {kind.value: label for kind, label in labels.items()}
-    if obs.claim is not None:
-        card, seat, context = obs.claim  # "source": the protocol's name for the seat
-        view["claim"] = {"card": card.text, "source": seat, "context": context.value}
+    own = seat_tail(obs)
+    if "claim" in own:
+        view["claim"] = own.pop("claim")
     if obs.in_play is not None:
         view["in_play"] = obs.in_play.text
     if obs.dipai is not None:
         view["dipai"] = obs.dipai.text
+    view.update(own)
+    if obs.result is not None:
+        view["result"] = obs.result.to_json()
+        if obs.revealed_hands is not None:
+            view["revealed_hands"] = [format_cards(h) for h in obs.revealed_hands]
+    return view
+
+
+def seat_tail(obs: Observation) -> dict[str, Any]:
+    """The members of :func:`view_tail` that only the observing seat has (none for a
+    spectator): the claim it must decide on, its hand, 臭 cards and legal actions.
+
+    >>> from paohuzi.core.rules import Ruleset
+    >>> hand = Hand.from_seed(3, Ruleset())
+    >>> list(seat_tail(observe(hand, 0))), seat_tail(observe(hand, None))
+    (['hand', 'chou', 'legal_actions', 'to_act'], {})
+    """
+    view: dict[str, Any] = {}
+    if obs.claim is not None:
+        card, seat, context = obs.claim  # "source": the protocol's name for the seat
+        view["claim"] = {"card": card.text, "source": seat, "context": context.value}
     if obs.seat is not None:
         view["hand"] = format_counts(obs.hand)
         view["chou"] = format_cards(sorted(obs.chou))
         view["legal_actions"] = [a.text for a in obs.legal]
         view["to_act"] = bool(obs.legal)
-    if obs.result is not None:
-        view["result"] = obs.result.to_json()
-        if obs.revealed_hands is not None:
-            view["revealed_hands"] = [format_cards(h) for h in obs.revealed_hands]
     return view

@@ -60,6 +60,10 @@ from paohuzi.server.views import (
 
 __all__ = ["HANDS", "STAKES", "TIMINGS", "RoomConfig", "Table", "TableError", "commitment"]
 
+_HAND_UNTOUCHED = frozenset(("sit", "commit", "entropy", "timeout", "tuoguan", "hall",
+                             "settled"))
+"""Log entries that change no hand (its views are kept across them: Table.bodies)."""
+
 HANDS: tuple[int, ...] = (0, 4, 8, 16)
 """The 局数 a room may be set to: a match of that many hands ending with a 大结算, or 0:
 play on (a match ends only when a player leaves, §3.1)."""
@@ -336,6 +340,13 @@ class Table:
     # ---- applying log entries (deterministic) --------------------------------------
 
     def apply(self, entry: dict[str, Any]) -> None:
+        try:
+            self._apply(entry)
+        finally:
+            if entry.get("k") not in _HAND_UNTOUCHED:
+                self._moment += 1  # the hand may have changed (bodies())
+
+    def _apply(self, entry: dict[str, Any]) -> None:
         kind = entry["k"]
         assert self.match is not None
         if kind == "sit":
@@ -445,6 +456,7 @@ class Table:
             self._finish()
 
     def _claim_point(self, hand: Hand) -> None:
+        self._moment += 1  # the hand has changed since the last one (bodies())
         if self.on_claim_point is not None:
             self.on_claim_point(hand)
 
@@ -534,6 +546,9 @@ class Table:
     _bodies: dict[int | None, tuple[Any, Body]] = field(default_factory=dict, compare=False,
                                                        repr=False)
     _kept: KeptMembers = field(default_factory=KeptMembers, compare=False, repr=False)
+    _moment: int = field(default=0, compare=False, repr=False)
+    """Counts the changes of the table's hands: every applied entry and claim point (the
+    hands change only there), so a hand's views are kept while it stays the same."""
     _commitment: tuple[Any, str] = field(default=(None, ""), compare=False, repr=False)
     """The next hand's commitment, kept with the ``next_secret`` it is of."""
 
@@ -593,7 +608,7 @@ class Table:
         in_progress = not hand.ended
         playing = tuple(self._playing if in_progress or self.last_summary is None
                         else self.last_summary.players)
-        state = (hand, playing, hand.state_key())
+        state = (hand, playing, self._moment)
         shown = self.shuffle if in_progress else self.finished_shuffle
         shuffle = None if shown is None else \
             {"commitment": shown.commitment} if in_progress else shown.revealed()

@@ -34,7 +34,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paohuzi.game.engine import Hand
-from paohuzi.game.view import Observation, observe, seat_json, seat_key, view_head, view_tail
+from paohuzi.game.view import (
+    TAIL_KEYS,
+    Observation,
+    observe,
+    seat_json,
+    seat_key,
+    seat_tail,
+    view_head,
+    view_tail,
+)
 from paohuzi.server.seats import match_event, match_view
 
 __all__ = ["DELTA_DEPTH", "DELTA_MAX_SHARE", "Body", "EventLog", "KeptMembers", "SeatViews",
@@ -113,20 +122,25 @@ def changes(old: dict[str, Any], new: dict[str, Any], depth: int = DELTA_DEPTH,
 def _diff(old: Any, new: Any, depth: int, prefix: str, set_: dict[str, Any],
           unset: list[str]) -> None:
     if isinstance(new, dict):
+        get = old.get
         for key, value in new.items():
-            if key not in old:
-                set_[prefix + key] = value
-            else:
-                _member(old[key], value, depth, f"{prefix}{key}", set_, unset)
-        unset.extend(prefix + key for key in old if key not in new)
+            was = get(key, _MISSING)
+            if was is not value:  # most members are the very same object
+                if was is _MISSING:
+                    set_[prefix + key] = value
+                else:
+                    _member(was, value, depth, prefix + key, set_, unset)
+        if not old.keys() <= new.keys():
+            unset.extend([prefix + key for key in old if key not in new])
     else:
         for i, (was, value) in enumerate(zip(old, new, strict=True)):
-            _member(was, value, depth, f"{prefix}{i}", set_, unset)
+            if was is not value:
+                _member(was, value, depth, f"{prefix}{i}", set_, unset)
 
 
 def _member(was: Any, value: Any, depth: int, path: str, set_: dict[str, Any],
             unset: list[str]) -> None:
-    if was is value or was == value:
+    if was == value:
         return
     kind = type(value)
     if depth > 0 and type(was) is kind and (kind is dict or (
@@ -222,7 +236,7 @@ class SeatViews:
     True
     """
 
-    __slots__ = ("_entries", "_public")
+    __slots__ = ("_entries", "_public", "_tails")
 
     KEEP = 2
     """Entries kept per hand seat (its owner's, and everyone else's)."""
@@ -230,6 +244,7 @@ class SeatViews:
     def __init__(self) -> None:
         self._entries: dict[int, list[tuple[tuple[Any, ...], dict[str, Any], str]]] = {}
         self._public: tuple[Any, _Public] | None = None
+        self._tails: dict[int, tuple[tuple[Any, ...], dict[str, Any], dict[str, str]]] = {}
 
     def view(self, hand: Hand, hand_seat: int | None, playing: Sequence[int],
              seats: int, moment: Any = None) -> tuple[dict[str, Any], str]:
@@ -244,20 +259,47 @@ class SeatViews:
         if hand_seat is None:
             return public.seen, public.text
         obs = observe(hand, hand_seat, events=False, public=public.obs)
-        seen, texts = self._seen(obs, playing, seats, public)
-        kept = public.seen
+        tail, texts = self._tail(obs, hand_seat, playing, seats)
+        mine = {**tail, "seat": playing[hand_seat], "phase": obs.phase}
+        own = seat_key(obs, hand_seat)
+        if own != public.keys[hand_seat]:  # his own 偎 face up: his own entry
+            entry, text = self._entry(obs, hand_seat, own)
+            at = playing[hand_seat]
+            mine["seats"] = [entry if i == at else e for i, e in enumerate(public.seen["seats"])]
+            listed = ",".join([text if i == at else t for i, t in enumerate(public.listed)])
+            texts = {**texts, "seats": f'"seats":[{listed}]'}
+        seen: dict[str, Any] = {}
         parts = []
-        for key, value in seen.items():
-            if key == "seats":
-                parts.append(f'"seats":{texts}')
-                continue
-            was = kept.get(key, _MISSING)
-            if was is value or (type(was) is type(value) and was == value):
-                seen[key] = was  # the public object (changes() finds it by identity)
-                parts.append(public.texts[key])
-            else:
-                parts.append(f'"{key}":{dumps(value)}')
+        for part in public.layout("claim" in mine):
+            if isinstance(part, str):  # a member the seat may see differently
+                value = mine.get(part, _MISSING)
+                if value is _MISSING:
+                    seen[part] = public.seen[part]
+                    parts.append(public.texts[part])
+                else:
+                    seen[part] = value
+                    parts.append(texts.get(part) or f'"{part}":{dumps(value)}')
+            else:  # public members, as every seat sees them
+                seen.update(part[0])
+                parts.append(part[1])
         return seen, "{" + ",".join(parts) + "}"
+
+    def _tail(self, obs: Observation, hand_seat: int, playing: Sequence[int], seats: int
+              ) -> tuple[dict[str, Any], dict[str, str]]:
+        """The seat's :func:`~paohuzi.game.view.seat_tail` in match seats, with each
+        member's ``"key":value`` text; kept while what it is made of stays the same (it
+        is a pure function of that)."""
+        key = (obs.claim, obs.hand, obs.chou, obs.legal, tuple(playing), seats)
+        kept = self._tails.get(hand_seat)
+        if kept is not None and kept[0] == key:
+            return kept[1], kept[2]
+        tail = seat_tail(obs)
+        if "claim" in tail:  # its source in match seats
+            tail["claim"] = match_view({"seats": (), "claim": tail["claim"]}, [], playing,
+                                       seats)[0]["claim"]
+        texts = {k: f'"{k}":{dumps(v)}' for k, v in tail.items()}
+        self._tails[hand_seat] = (key, tail, texts)
+        return tail, texts
 
     def _public_part(self, hand: Hand, playing: Sequence[int], seats: int,
                      moment: Any) -> _Public:
@@ -268,33 +310,28 @@ class SeatViews:
                 and kept[0][1:] == key[1:]:
             return kept[1]
         obs = observe(hand, None, events=False)
-        seen, seats_text = self._seen(obs, playing, seats)
-        texts = {k: f'"{k}":{seats_text if k == "seats" else dumps(v)}'
+        seen, listed = self._seen(obs, playing, seats)
+        texts = {k: f'"{k}":[{",".join(listed)}]' if k == "seats" else f'"{k}":{dumps(v)}'
                  for k, v in seen.items()}
         keys = tuple(seat_key(obs, s) for s in range(obs.players))
-        entries = tuple(self._entry(obs, s, keys[s]) for s in range(obs.players))
         public = _Public(obs, seen, texts, "{" + ",".join(texts.values()) + "}", keys,
-                         entries)
+                         listed)
         self._public = (key, public)
         return public
 
-    def _seen(self, obs: Observation, playing: Sequence[int], seats: int,
-              public: _Public | None = None) -> tuple[dict[str, Any], str]:
-        """The observation as JSON in match seats, and the text of its ``seats``."""
+    def _seen(self, obs: Observation, playing: Sequence[int], seats: int
+              ) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The observation as JSON in match seats, and the text of each match seat's
+        ``seats`` entry."""
         texts: dict[int, str] = {}
         entries = []
         for s in range(obs.players):
-            key = seat_key(obs, s)
-            if public is not None and public.keys[s] == key:
-                entry, text = public.entries[s]  # as every other viewer sees it
-            else:
-                entry, text = self._entry(obs, s, key)
+            entry, text = self._entry(obs, s, seat_key(obs, s))
             entries.append(entry)
             texts[id(entry)] = text
         seen, _ = match_view({**view_head(obs), "seats": entries, **view_tail(obs)}, [],
                              playing, seats)
-        listed = ",".join(["null" if e is None else texts[id(e)] for e in seen["seats"]])
-        return seen, f"[{listed}]"
+        return seen, tuple("null" if e is None else texts[id(e)] for e in seen["seats"])
 
     def _entry(self, obs: Observation, seat: int, key: tuple[Any, ...]
                ) -> tuple[dict[str, Any], str]:
@@ -355,9 +392,56 @@ class _Public:
     texts: dict[str, str]
     text: str
     keys: tuple[tuple[Any, ...], ...]
-    """Each seat's :func:`~paohuzi.game.view.seat_key`..."""
-    entries: tuple[tuple[dict[str, Any], str], ...]
-    """... and its ``seats`` entry with its text (the same objects as in ``seen``)."""
+    """Each hand seat's :func:`~paohuzi.game.view.seat_key`."""
+    listed: tuple[str, ...]
+    """The text of each match seat's ``seats`` entry (``null``: sitting the hand out)."""
+    layouts: dict[bool, tuple[str | tuple[dict[str, Any], str], ...]] = field(
+        default_factory=dict)
+    """:meth:`layout`'s answers, made when first asked for."""
+
+    def layout(self, claim: bool) -> tuple[str | tuple[dict[str, Any], str], ...]:
+        """A seat's view, in order (:func:`_layout`; ``claim``: of a seat that must
+        decide on a claim)."""
+        found = self.layouts.get(claim)
+        if found is None:
+            found = self.layouts[claim] = _layout(self.seen, self.texts, claim)
+        return found
+
+
+_OWN = frozenset(("seat", "phase", "seats", "claim", "hand", "chou", "legal_actions",
+                  "to_act"))
+"""The members a seat may see differently from a spectator: its number, the phase (a
+claim it must decide on), its own 偎 face up, and :func:`~paohuzi.game.view.seat_tail`."""
+
+
+def _layout(seen: dict[str, Any], texts: dict[str, str], claim: bool
+            ) -> tuple[str | tuple[dict[str, Any], str], ...]:
+    """A seat's view's members in their order (the spectator's ``seen``, then
+    :data:`~paohuzi.game.view.TAIL_KEYS`), as the names of those it may see differently
+    (:data:`_OWN`, ``claim`` among them or not) and runs of public members, each run
+    with its ``"key":value`` text.
+
+    >>> _layout({"seat": None, "wall": 3, "turn": 1, "seats": []},
+    ...         {"wall": '"wall":3', "turn": '"turn":1'}, claim=False)[:3]
+    ('seat', ({'wall': 3, 'turn': 1}, '"wall":3,"turn":1'), 'seats')
+    """
+    tail = frozenset(TAIL_KEYS)
+    own = _OWN if claim else _OWN - {"claim"}
+    order = [k for k in seen if k not in tail] + [k for k in TAIL_KEYS
+                                                  if k in seen or k in own]
+    out: list[str | tuple[dict[str, Any], str]] = []
+    run: dict[str, Any] = {}
+    for key in order:
+        if key in own:
+            if run:
+                out.append((run, ",".join([texts[k] for k in run])))
+                run = {}
+            out.append(key)
+        else:
+            run[key] = seen[key]
+    if run:
+        out.append((run, ",".join([texts[k] for k in run])))
+    return tuple(out)
 
 
 NO_EVENTS = EventLog(None, None, ())
@@ -420,7 +504,7 @@ class Body:
             text = self.deltas[base.hash]
         else:
             set_, unset = changes(base.head, self.head)
-            text = f'"set":{dumps(set_)},"unset":{dumps(unset)}'
+            text = f'"set":{dumps(set_)},"unset":{dumps(unset) if unset else "[]"}'
             if len(text) >= DELTA_MAX_SHARE * len(self.head_json):
                 text = None
             if len(self.deltas) >= 4:  # a viewer's connections mostly share their base
