@@ -48,7 +48,10 @@ __all__ = [
     "best_free_groups",
     "best_free_huxi",
     "best_free_split",
+    "best_packed_huxi",
     "clear_caches",
+    "pack_free",
+    "packed",
     "partial_scoring_sentences",
     "partial_scoring_split",
     "scoring_gain",
@@ -86,6 +89,25 @@ def _pack(counts: Sequence[int]) -> int:
     if len(counts) != KINDS or min(counts) < 0 or max(counts) > _MOST:
         raise CardCountError(_bad_counts(counts))
     return sum(map(lshift, counts, _BIT))
+
+
+def pack_free(counts: Sequence[int]) -> int:
+    """:func:`_pack` of counts the caller knows to be valid (20 counts of 0 to 4), unchecked
+    (for the engine's trusted path).
+
+    >>> pack_free([1] + [0] * 9 + [2] + [0] * 9) == packed(0) + packed(10, 2)
+    True
+    """
+    return sum(map(lshift, counts, _BIT))
+
+
+def packed(card: int, n: int = 1) -> int:
+    """``n`` copies of ``card`` as a packed code (negative ``n``: to take them off one).
+
+    >>> packed(1, 2) == 2 << 8
+    True
+    """
+    return n << _BIT[card]
 
 
 def _bad_counts(counts: Sequence[int]) -> str:
@@ -327,6 +349,17 @@ def best_free_huxi(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ
     code = _pack(counts)
     if (sum(counts) - 2 * need_pair) % 3:
         return _IMPOSSIBLE
+    return _solve(code, need_pair, _QQ if table is QQ_HUXI else _search_of(table))
+
+
+def best_packed_huxi(code: int, need_pair: bool, table: HuxiTable = QQ_HUXI) -> int:
+    """:func:`best_free_huxi` of packed free cards (:func:`pack_free`) whose number, less
+    the pair when ``need_pair``, the caller has checked to be a multiple of 3.
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards
+    >>> best_packed_huxi(pack_free(counts_of(parse_cards("一二三 二七十 壹贰叁"))), False)
+    12
+    """
     return _solve(code, need_pair, _QQ if table is QQ_HUXI else _search_of(table))
 
 
