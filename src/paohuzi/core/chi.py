@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Final
 
 from paohuzi.core.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards  # noqa: F401
 from paohuzi.core.errors import PaohuziError
@@ -127,26 +129,30 @@ def chi_options_counts(counts: list[int], card: int) -> list[ChiOption]:
     """:func:`chi_options` for a hand given as a 20-entry count vector."""
     if not 0 <= card < 20:
         raise PaohuziError(f"card index must be 0..19, got {card}")
+    memo = _plans_memo[card]
     key = plans_key(counts, card)
-    found = _plans_memo.get(key)
+    found = memo.get(key)
     if found is None:
-        found = _chi_options_uncached(counts, card)
-        _plans_memo[key] = found
+        found = memo[key] = _chi_options_uncached(counts, card)
     return list(found)
 
 
-_plans_memo: dict[int, list[ChiOption]] = {}
-"""Plans depend only on the counts of the cards that share a shape with the eaten card."""
+_plans_memo: list[dict[tuple[int, ...], list[ChiOption]]] = [{} for _ in range(20)]
+"""Per eaten card, its plans by :func:`plans_key`."""
 
 
-def plans_key(hand: Sequence[int], card: int) -> int:
-    """A key the plans of eating ``card`` depend on: the free counts (坎 cards take no
-    part) of every card sharing a shape with it, and the card."""
-    key = 0
-    for c in _RELEVANT[card]:
-        n = hand[c]
-        key = key * 3 + (n if n <= 2 else 0)
-    return key * 20 + card
+def plans_key(hand: Sequence[int], card: int) -> tuple[int, ...]:
+    """A key the plans of eating ``card`` depend on (with the card itself): the free counts
+    (a 坎's cards take no part) of every card sharing a shape with it, in card order.
+
+    >>> hand = counts_of(parse_cards("一二二三三四贰贰 七七七"))
+    >>> plans_key(hand, Card.parse("二"))  # 一二三四 七 十 贰 (二三四, 二七十, 二二贰...)
+    (1, 2, 2, 1, 0, 0, 2)
+    """
+    key: tuple[int, ...] = _KEYS[card](hand)
+    if 3 in key or 4 in key:
+        return tuple([n if n <= 2 else 0 for n in key])
+    return key
 
 
 def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
@@ -185,5 +191,8 @@ def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:
 _EATS: list[tuple[tuple[Shape, int, int], ...]] = [_eats(card) for card in range(20)]
 
 
-_RELEVANT: list[tuple[int, ...]] = [tuple(sorted((card, *partners(card)))) for card in range(20)]
+_RELEVANT: list[tuple[int, ...]] = [tuple(sorted({card, *partners(card)})) for card in range(20)]
 """For each card, every card of a sentence or 绞 holding it."""
+_KEYS: Final = tuple(itemgetter(*cards) for cards in _RELEVANT)
+"""For each card, what reads the counts of :data:`_RELEVANT` off a hand, as a tuple (a 坎's
+3 or 4 counts as it is: its cards take no part in the plans, so the key is only finer)."""

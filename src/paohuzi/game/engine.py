@@ -1088,16 +1088,16 @@ def _offered(action: Action, options: list[Action]) -> bool:
     return action in options
 
 
-_chi_memo: dict[int, tuple[Chi, ...]] = {}
+_chi_memo: list[dict[tuple[int, ...], tuple[Chi, ...]]] = [{} for _ in ALL_CARDS]
 
 
 def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
-    """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised on the
-    counts of the cards that share a shape with it."""
+    """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised per card
+    on the counts of the cards that share a shape with it (:func:`plans_key`)."""
+    memo = _chi_memo[card]
     key = plans_key(hand, card)
-    found = _chi_memo.get(key)
+    found = memo.get(key)
     if found is None:
-        found = tuple(Chi(p.eat, p.bi) for p in chi_options_counts(hand, card))
-        _chi_memo[key] = found
+        found = memo[key] = tuple(Chi(p.eat, p.bi) for p in chi_options_counts(hand, card))
     return found
 
