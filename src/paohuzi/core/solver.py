@@ -553,19 +553,25 @@ def win_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
     :func:`hand_facts` for the memoised form)."""
     free = list(hand)
     kan_huxi, ti_huxi = _locked_huxi(table)
-    locked = ti = pairs = free_mask = 0
+    locked = ti = pairs = free_mask = free_cards = code = 0
     singles = []
-    for i, n in enumerate(hand):
+    i = -1
+    for n in hand:  # one pass, the free cards' code summed as it goes (a hot path)
+        i += 1
         if not n:
             continue
         if n == 1:
             singles.append(i)
-            free_mask |= 1 << i
+            free_mask |= _CARD_BITS[i]
+            free_cards += 1
+            code += _PACKED_ONE[i]
         elif n == 2:
-            pairs |= 1 << i
-            free_mask |= 1 << i
+            pairs |= _CARD_BITS[i]
+            free_mask |= _CARD_BITS[i]
+            free_cards += 2
+            code += _PACKED_TWO[i]
         else:  # a 坎 or 提: locked whole
-            pairs |= 1 << i
+            pairs |= _CARD_BITS[i]
             free[i] = 0
             if n == 3:
                 locked += kan_huxi[i]
@@ -575,7 +581,7 @@ def win_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
     isolated = tuple([c for c in singles if not free_mask & _PARTNER_MASKS[c]])
     return WinFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
                     tuple(free), isolated, pairs,  # isolated: as isolated_cards(hand)
-                    sum(free), pack_free(free))
+                    free_cards, code)
 
 
 _facts_memos: dict[str, dict[tuple[int, ...], WinFacts]] = {
@@ -641,8 +647,10 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     >>> hand = counts_of(parse_cards("壹贰叁 壹贰叁 壹贰叁 肆伍陆 肆伍陆 拾拾拾 三 十"))
     >>> format_cards(isolated_cards(hand))  # 壹贰叁 and 拾 are 坎: 三 and 十 group with nothing
     '三十'
-    >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])
+    >>> format_cards(c for c in range(20) if isolated_allow(isolated_cards(hand), c))
     '二'
+    >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])  # 二三十: no group
+    ''
     """
     table_cards = table_pao_ti = table_huxi = 0
     table_grows = False
@@ -776,3 +784,6 @@ _GAIN_MASKS: Final = {name: (_growth(t), _gain_masks(t)) for name, t in HUXI_TAB
 _PARTNERS: Final = tuple(partners(c) for c in range(KINDS))
 _PARTNER_MASKS: Final = tuple(sum(1 << d for d in set(p)) for p in _PARTNERS)
 _ALL_CARDS_MASK: Final = (1 << KINDS) - 1
+_CARD_BITS: Final = tuple(1 << c for c in range(KINDS))
+_PACKED_ONE: Final = tuple(packed(c) for c in range(KINDS))
+_PACKED_TWO: Final = tuple(packed(c, 2) for c in range(KINDS))
