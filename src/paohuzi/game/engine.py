@@ -47,7 +47,6 @@ from paohuzi.core.settlement import (
 )
 from paohuzi.core.solver import (
     Arrangement,
-    WinFacts,
     best_partial_huxi,
     may_win_mask,
     may_win_on,
@@ -162,7 +161,7 @@ class SeatState:
         self._identical: dict[int, int] = {}  # card -> index of its identical table group
         self.version = 0
         """Bumped whenever the hand or the table changes (a key for callers' caches)."""
-        self._facts: WinFacts | None = None
+        self._facts = _NO_FACTS
         self._may_win_mask = 0
         """The win prefilter's facts of the hand and the cards it may let through (bits),
         worked out for the version of the hand, 胡息 table and threshold below."""
@@ -260,13 +259,14 @@ class SeatState:
         """:func:`~paohuzi.core.solver.may_win` of this seat on ``card``, from the running
         totals and the hand's facts, worked out once per version of the hand with the
         cards they rule out at once (:func:`~paohuzi.core.solver.may_win_mask`)."""
-        facts = self._facts
-        if facts is None or self._mask_version != self.version \
-                or self._mask_table is not table or self._mask_min != min_huxi:
-            facts = self._prefilter(min_huxi, table)
+        if self._mask_version != self.version or self._mask_table is not table \
+                or self._mask_min != min_huxi:
+            self._prefilter(min_huxi, table)
         if not self._may_win_mask >> card & 1:
             return False
-        grows = self.identical_kind(card) in GROWABLE
+        facts = self._facts
+        index = self._identical.get(card)
+        grows = index is not None and self.melds[index].kind in GROWABLE
         return may_win_on(facts, self.hand, card, self.owned - facts.cards, self.pao_ti,
                           self.table_huxi, grows, min_huxi, table)
 
@@ -277,7 +277,7 @@ class SeatState:
         return self._mask_version == self.version and self._mask_table is table \
             and self._mask_min == min_huxi and not self._may_win_mask >> card & 1
 
-    def _prefilter(self, min_huxi: int, table: HuxiTable) -> WinFacts:
+    def _prefilter(self, min_huxi: int, table: HuxiTable) -> None:
         facts = win_facts(self.hand, table)  # hand_facts' memo would rarely know the hand
         grows = 0
         for card, index in self._identical.items():
@@ -287,8 +287,10 @@ class SeatState:
                                           self.pao_ti, self.table_huxi, grows, min_huxi, table)
         self._facts = facts
         self._mask_version, self._mask_table, self._mask_min = self.version, table, min_huxi
-        return facts
 
+
+_NO_FACTS: Final = win_facts([0] * KINDS)
+"""A seat's prefilter facts before the first are worked out (its mask is never current)."""
 
 _new_event: Final = tuple.__new__
 """Builds an :class:`Event` from its fields without a Python-level call (a hot path)."""
@@ -726,9 +728,14 @@ class Hand:
     def _win_check(self, seat: int, card: int, source: Source) -> Arrangement | None:
         """The winning arrangement of ``seat`` on ``card``, or None (§6.1 conditions)."""
         st = self.seats[seat]
-        if st.xianggong or st.chouhu.get(card) == st.table_huxi:  # 相公 (§4.4), 臭胡 (§4.5)
-            return None
         if self.use_filters and not st.may_win(card, self.rules.min_huxi, self.table):
+            return None  # the prefilter rules it out: no search
+        return self._solve_win(st, seat, card, source)
+
+    def _solve_win(self, st: SeatState, seat: int, card: int,
+                   source: Source) -> Arrangement | None:
+        """:meth:`_win_check` once the prefilter has let the card through."""
+        if st.xianggong or st.chouhu.get(card) == st.table_huxi:  # 相公 (§4.4), 臭胡 (§4.5)
             return None
         if win_barred(self.rules, st.hand, st.melds, card, source, dealer=seat == self.dealer):
             return None  # §9 changde option: no win on a card he would 提 or 偎
@@ -769,11 +776,12 @@ class Hand:
 
     def _offer_wins(self, options: dict[int, list[Action]], wins: dict[int, Arrangement],
                     card: int, owner: int, seats: Sequence[int]) -> None:
+        min_huxi, table, filters = self.rules.min_huxi, self.table, self.use_filters
         for seat in seats:
-            if self.seats[seat].ruled_out(card, self.rules.min_huxi, self.table) \
-                    and self.use_filters:
-                continue  # the prefilter's mask of this hand version says no
-            win = self._win_check(seat, card, _SELF if seat == owner else _OTHER)
+            st = self.seats[seat]
+            if filters and not st.may_win(card, min_huxi, table):
+                continue
+            win = self._solve_win(st, seat, card, _SELF if seat == owner else _OTHER)
             if win is not None:
                 wins[seat] = win
                 options[seat] = [_HU]
