@@ -158,24 +158,20 @@ def plans_key(hand: Sequence[int], card: int) -> tuple[int, ...]:
 def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
     free = [n if n <= 2 else 0 for n in counts]
     shapes = shapes_with(card)
-    seen: set[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = set()
-    options: list[ChiOption] = []
+    plans: set[tuple[Shape, tuple[Shape, ...]]] = set()  # (eating shape, sorted 比 shapes)
     for eat, a, b in _EATS[card]:  # the eating group and the two hand cards it needs
         if free[a] < 1 + (a == b) or free[b] < 1:
             continue
         free[a] -= 1
         free[b] -= 1
         for plan in _bi_plans(free, card, 0, shapes):  # 比 groups contain the card too
-            key = (eat, tuple(sorted(plan)))
-            if key in seen:
-                continue
-            seen.add(key)
-            options.append(ChiOption(ALL_CARDS[card], _GROUPS[eat],
-                                     tuple(_GROUPS[s] for s in sorted(plan))))
+            plans.add((eat, tuple(sorted(plan))))
         free[a] += 1
         free[b] += 1
-    options.sort(key=lambda o: (o.eat.cards, tuple(g.cards for g in o.bi)))
-    return options
+    eaten = ALL_CARDS[card]
+    # a shape's cards are its group's, in order: sorting the shapes sorts the groups' cards
+    return [ChiOption(eaten, _GROUPS[eat], tuple([_GROUPS[shape] for shape in bi]))
+            for eat, bi in sorted(plans)]
 
 
 def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:

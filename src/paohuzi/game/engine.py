@@ -293,7 +293,8 @@ _NO_FACTS: Final = win_facts([0] * KINDS)
 """A seat's prefilter facts before the first are worked out (its mask is never current)."""
 
 _new_event: Final = tuple.__new__
-"""Builds an :class:`Event` from its fields without a Python-level call (a hot path)."""
+"""Builds an :class:`Event` from its fields without a Python-level call (the hot paths
+append their events with it: ``_new_event(Event, (kind, seat, cards, private, detail))``)."""
 
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
 _DISCARDS = [Discard(card) for card in ALL_CARDS]
@@ -669,7 +670,7 @@ class Hand:
             self._emit(_EV_XIANGGONG, seat)
         else:
             self._emit(_EV_NO_DISCARD, seat)
-        self._draw(self.next_seat(seat))
+        self._draw((seat + 1) % self.players)
 
     def _draw(self, seat: int) -> None:
         if not self.wall:
@@ -680,7 +681,8 @@ class Hand:
         last = not self.wall
         st = self.seats[seat]
         self.turn = seat
-        self._emit(_EV_DRAW, seat, (card,), private=True)
+        events = self.events
+        events.append(_new_event(Event, (_EV_DRAW, seat, (card,), True, "")))
         wei_index = st.meld_of(card, _WEI_KINDS)
         if st.hand[card] == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
@@ -705,7 +707,7 @@ class Hand:
             self._emit(event, seat, (card,) * 3, private=not chou)
             self._own_claim(seat, card, win, last)
             return
-        self._emit(_EV_SHOW, seat, (card,))
+        events.append(_new_event(Event, (_EV_SHOW, seat, (card,), False, "")))
         self.in_play = card
         self._open_claim(card, seat, _ON_DRAW, last)
 
@@ -827,7 +829,7 @@ class Hand:
         """Every action ``seat`` may take now (empty when nothing is asked of it)."""
         if self.phase is _DISCARDING and seat == self.turn:
             st = self.seats[seat]
-            return [_DISCARDS[c] for c, n in enumerate(st.hand) if 0 < n <= 2]
+            return [discard for discard, n in zip(_DISCARDS, st.hand, strict=True) if 0 < n <= 2]
         claim = self.claim
         if self.phase is _CLAIMING and claim is not None and seat in claim.options \
                 and seat not in claim.answers:
@@ -898,7 +900,7 @@ class Hand:
         if seat == self.dealer:
             self._dealer_discards += 1
         self.in_play = card
-        self._emit(_EV_DISCARD, seat, (card,))
+        self.events.append(_new_event(Event, (_EV_DISCARD, seat, (card,), False, "")))
         self._open_claim(card, seat, _ON_DISCARD, False)
 
     def _resolve(self) -> None:
@@ -956,8 +958,8 @@ class Hand:
     def _to_pile(self, seat: int, card: Card) -> None:
         """Nobody took ``card``: it goes to ``seat``'s pile and his 下家 draws."""
         self.seats[seat].pile.append(card)
-        self._emit(_EV_TO_PILE, seat, (card,))
-        self._draw(self.next_seat(seat))
+        self.events.append(_new_event(Event, (_EV_TO_PILE, seat, (card,), False, "")))
+        self._draw((seat + 1) % self.players)
 
     def _resolve_wins(self, claim: Claim) -> bool:
         """A 胡 answered wins (the first in priority order); whoever could win and did not
