@@ -29,7 +29,7 @@ from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import SHAPES, Group, GroupKind, is_jiao, partners, shapes_with
 from paohuzi.core.native import mypyc_attr
 
-__all__ = ["ChiOption", "chi_options", "chi_options_counts", "plans_key"]
+__all__ = ["ChiOption", "chi_options", "chi_options_counts", "chi_plans", "plans_key"]
 
 
 @mypyc_attr(native_class=False)
@@ -133,7 +133,8 @@ def chi_options_counts(counts: list[int], card: int) -> list[ChiOption]:
     key = plans_key(counts, card)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = _chi_options_uncached(counts, card)
+        eaten = ALL_CARDS[card]
+        found = memo[key] = [ChiOption(eaten, eat, bi) for eat, bi in chi_plans(counts, card)]
     return list(found)
 
 
@@ -155,7 +156,15 @@ def plans_key(hand: Sequence[int], card: int) -> tuple[int, ...]:
     return key
 
 
-def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
+def chi_plans(counts: list[int], card: int) -> list[tuple[Group, tuple[Group, ...]]]:
+    """The plans of :func:`chi_options_counts` (same order), as ``(eating group, 比
+    groups)``, worked out each time (for a caller that memoises its own values of them,
+    on :func:`plans_key`). ``card`` must be a card index (unchecked).
+
+    >>> [(eat.text, [g.text for g in bi]) for eat, bi in chi_plans(
+    ...     counts_of(parse_cards("一二三 壹壹")), 0)]
+    [('一一壹', []), ('一二三', ['一壹壹']), ('一壹壹', ['一二三'])]
+    """
     free = [n if n <= 2 else 0 for n in counts]
     shapes = shapes_with(card)
     plans: set[tuple[Shape, tuple[Shape, ...]]] = set()  # (eating shape, sorted 比 shapes)
@@ -168,10 +177,8 @@ def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
             plans.add((eat, tuple(sorted(plan))))
         free[a] += 1
         free[b] += 1
-    eaten = ALL_CARDS[card]
     # a shape's cards are its group's, in order: sorting the shapes sorts the groups' cards
-    return [ChiOption(eaten, _GROUPS[eat], tuple([_GROUPS[shape] for shape in bi]))
-            for eat, bi in sorted(plans)]
+    return [(_GROUPS[eat], tuple([_GROUPS[shape] for shape in bi])) for eat, bi in sorted(plans)]
 
 
 def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:

@@ -738,7 +738,7 @@ def _free_cards_group(facts: WinFacts, card: int, table_pao_ti: int, table: Huxi
     need_pair = facts.ti + table_pao_ti > 0
     n = facts.free_cards + 1 - (2 if need_pair else 0)
     return n >= 0 and n % 3 == 0 and \
-        best_packed_huxi(facts.code + packed(card), need_pair, table) >= 0
+        best_packed_huxi(facts.code + _PACKED_ONE[card], need_pair, table) >= 0
 
 
 def may_win_mask(facts: WinFacts, hand: Sequence[int], table_cards: int, table_pao_ti: int,

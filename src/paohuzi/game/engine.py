@@ -26,11 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from itertools import chain
+from operator import getitem
 from typing import Any, Final, NamedTuple
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
-from paohuzi.core.chi import chi_options_counts, plans_key
+from paohuzi.core.chi import chi_plans, plans_key
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import GROWABLE, Group, GroupKind, HuxiTable
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
@@ -205,7 +207,8 @@ class SeatState:
 
     @property
     def hand_cards(self) -> list[Card]:
-        return [ALL_CARDS[c] for c in range(KINDS) for _ in range(self.hand[c])]
+        """The cards in hand, in card order."""
+        return list(chain.from_iterable(map(getitem, _COPIES, self.hand)))
 
     def take(self, card: int, n: int = 1) -> None:
         """Remove ``n`` copies of ``card`` from the hand (they go elsewhere)."""
@@ -289,6 +292,8 @@ class SeatState:
         self._mask_version, self._mask_table, self._mask_min = self.version, table, min_huxi
 
 
+_COPIES: Final = tuple(tuple((card,) * n for n in range(5)) for card in ALL_CARDS)
+"""Per card, its 0 to 4 copies."""
 _NO_FACTS: Final = win_facts([0] * KINDS)
 """A seat's prefilter facts before the first are worked out (its mask is never current)."""
 
@@ -1108,6 +1113,6 @@ def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
     key = plans_key(hand, card)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = tuple(Chi(p.eat, p.bi) for p in chi_options_counts(hand, card))
+        found = memo[key] = tuple([Chi(eat, bi) for eat, bi in chi_plans(hand, card)])
     return found
 
