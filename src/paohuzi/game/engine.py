@@ -417,6 +417,11 @@ class Hand:
     def __init__(self, rules: Ruleset, deal: Deal, *,
                  on_claim_point: Callable[[Hand], None] | None = None) -> None:
         deal.validate(rules)
+        self._deal_in(rules, deal, on_claim_point)
+
+    def _deal_in(self, rules: Ruleset, deal: Deal,
+                 on_claim_point: Callable[[Hand], None] | None) -> None:
+        """Set the hand up from a valid deal and play its start (§3)."""
         self.on_claim_point = on_claim_point
         self.rules = rules
         self.table = rules.huxi
@@ -448,7 +453,9 @@ class Hand:
     @classmethod
     def from_seed(cls, seed: int, rules: Ruleset, dealer: int = 0) -> Hand:
         """A hand dealt from a seed (see :meth:`Deal.from_seed`)."""
-        return cls(rules, Deal.from_seed(seed, rules, dealer))
+        hand = cls.__new__(cls)
+        hand._deal_in(rules, Deal.from_seed(seed, rules, dealer), None)  # valid: the 80 cards
+        return hand
 
     @classmethod
     def resume(cls, rules: Ruleset, *, dealer: int, liangzhang: Card,
@@ -759,9 +766,11 @@ class Hand:
         # 1. 胡: on a drawn card, drawer first (§4.1: never on a discard, but §9.1)
         if self._winnable(last) if drawn else self.rules.win_on_discard:
             self._offer_wins(options, wins, card, owner, order if drawn else order[1:])
-        forced_pao = self._forced_pao(card, owner, drawn)  # 2. 跑 (forced)
+        forced_pao, pair = self._pao_or_pair(card, owner, drawn)  # 2. 跑 (forced)
         if forced_pao is None:
-            self._offer_peng(options, card, owner)  # 3. 碰
+            if pair is not None and not (  # 3. 碰, unless 臭
+                    self.rules.chou_blocks_peng and card in self.seats[pair].chou):
+                options.setdefault(pair, []).append(_PENG)
             self._offer_chi(options, card, (owner, order[1]) if drawn else order[1:2])  # 4. 吃
         if not options and forced_pao is None and self.on_claim_point is None:
             # Nobody may take the card and nobody watches the claim point: as _resolve
@@ -793,30 +802,26 @@ class Hand:
                 wins[seat] = win
                 options[seat] = [_HU]
 
-    def _forced_pao(self, card: int, owner: int, drawn: bool) -> int | None:
+    def _pao_or_pair(self, card: int, owner: int, drawn: bool) -> tuple[int | None, int | None]:
         """The seat that must 跑 ``card`` (§4.2), if any: another seat holding a 坎 of it
-        or a table 偎; on a drawn card, a seat (the drawer too) with a table 碰 of it."""
-        forced = None
+        or a table 偎; on a drawn card, a seat (the drawer too) with a table 碰 of it. And
+        the seat that may 碰 it, if any: the other seat holding a pair of it (one at most)."""
+        forced = pair = None
         for seat in self._orders[owner]:
             st = self.seats[seat]
             index = st._identical.get(card)
-            if index is None:  # no table group of it: a hand 坎 of another seat
-                if seat != owner and st.hand[card] == 3:
-                    forced = seat
+            if index is None:  # no table group of it: a hand 坎 or pair of another seat
+                if seat != owner:
+                    held = st.hand[card]
+                    if held == 3:
+                        forced = seat
+                    elif held == 2:
+                        pair = seat
                 continue
             kind = st.melds[index].kind
             if (seat != owner and kind in _WEI_KINDS) or (drawn and kind is _PENG_GROUP):
                 forced = seat
-        return forced
-
-    def _offer_peng(self, options: dict[int, list[Action]], card: int, owner: int) -> None:
-        """碰 for the seat holding a pair of ``card`` (one seat at most can), unless 臭."""
-        for seat in self._orders[owner][1:]:
-            st = self.seats[seat]
-            if st.hand[card] == 2:
-                if not (self.rules.chou_blocks_peng and card in st.chou):
-                    options.setdefault(seat, []).append(_PENG)
-                return
+        return forced, pair
 
     def _offer_chi(self, options: dict[int, list[Action]], card: int,
                    eaters: Sequence[int]) -> None:
