@@ -580,9 +580,10 @@ class Hand:
         """The seats whose decision the hand waits for, in priority order."""
         if self.phase is _DISCARDING:
             return [self.turn]
-        if self.phase is _CLAIMING and self.claim is not None:
-            return [s for s in self.order_from(self.claim.seat)
-                    if s in self.claim.options and s not in self.claim.answers]
+        claim = self.claim
+        if self.phase is _CLAIMING and claim is not None:
+            options, answers = claim.options, claim.answers
+            return [s for s in self._orders[claim.seat] if s in options and s not in answers]
         return []
 
     # ---- the start of the hand (§3) ------------------------------------------------
