@@ -166,6 +166,9 @@ def chi_plans(counts: list[int], card: int) -> list[tuple[Group, tuple[Group, ..
     [('一一壹', []), ('一二三', ['一壹壹']), ('一壹壹', ['一二三'])]
     """
     free = [n if n <= 2 else 0 for n in counts]
+    if not free[card]:  # no copy to lay down: each eating group that fits, no 比
+        return [(_GROUPS[eat], ()) for eat, a, b in _EATS[card]
+                if free[a] >= 1 + (a == b) and free[b] >= 1]
     shapes = shapes_with(card)
     plans: set[tuple[Shape, tuple[Shape, ...]]] = set()  # (eating shape, sorted 比 shapes)
     for eat, a, b in _EATS[card]:  # the eating group and the two hand cards it needs
@@ -191,7 +194,9 @@ def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:
     return tuple(out)
 
 
-_EATS: list[tuple[tuple[Shape, int, int], ...]] = [_eats(card) for card in range(20)]
+_EATS: list[tuple[tuple[Shape, int, int], ...]] = [tuple(sorted(_eats(card)))
+                                                   for card in range(20)]
+"""Per card, its eating shapes (in shape order) with the two hand cards each needs."""
 
 
 _RELEVANT: list[tuple[int, ...]] = [tuple(sorted({card, *partners(card)})) for card in range(20)]
