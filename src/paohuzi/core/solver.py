@@ -72,6 +72,7 @@ __all__ = [
     "isolated_cards",
     "isolated_mask",
     "may_win",
+    "may_win_in_mask",
     "may_win_mask",
     "may_win_on",
     "partial_huxi_counts",
@@ -718,6 +719,16 @@ def may_win_on(facts: WinFacts, hand: Sequence[int], card: int, table_cards: int
         return False
     if not may_form_menzi(facts.cards + 1 + table_cards, facts.ti + table_pao_ti):
         return False
+    return may_win_in_mask(facts, hand, card, table_pao_ti, table_huxi, table_grows, min_huxi,
+                           table)
+
+
+def may_win_in_mask(facts: WinFacts, hand: Sequence[int], card: int, table_pao_ti: int,
+                    table_huxi: int, table_grows: bool, min_huxi: int,
+                    table: HuxiTable = QQ_HUXI) -> bool:
+    """:func:`may_win_on` of a card in :func:`may_win_mask`'s mask of this hand and table
+    (so its isolated-card and card-count checks hold): the 胡息 bound and whether the free
+    cards group with the card, for a caller that keeps the mask."""
     qq = table is QQ_HUXI
     bound = facts.huxi + table_huxi
     grows = table_grows or hand[card] >= 2

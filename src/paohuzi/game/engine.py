@@ -50,8 +50,8 @@ from paohuzi.core.settlement import (
 from paohuzi.core.solver import (
     Arrangement,
     best_partial_huxi,
+    may_win_in_mask,
     may_win_mask,
-    may_win_on,
     solve_counts,
     solve_tianhu,
     tianhu_kind_counts,
@@ -270,8 +270,8 @@ class SeatState:
         facts = self._facts
         index = self._identical.get(card)
         grows = index is not None and self.melds[index].kind in GROWABLE
-        return may_win_on(facts, self.hand, card, self.owned - facts.cards, self.pao_ti,
-                          self.table_huxi, grows, min_huxi, table)
+        return may_win_in_mask(facts, self.hand, card, self.pao_ti, self.table_huxi, grows,
+                               min_huxi, table)
 
     def ruled_out(self, card: int, min_huxi: int, table: HuxiTable) -> bool:
         """Whether the prefilter's mask, already worked out for this version of the hand,
