@@ -704,6 +704,34 @@ def test_s9_two_player_deal() -> None:
     assert hand.next_seat(1) == 0
 
 
+def test_s3_2_seeded_deal_is_python_random_shuffle_and_valid() -> None:
+    """Deal.from_seed shuffles as random.Random(seed).shuffle (its own copy of the
+    algorithm) and deals every preset a valid deal of the 80 cards."""
+    import random
+
+    from paohuzi.core.cards import full_deck
+    from paohuzi.core.rules import PRESETS
+    from paohuzi.game.deal import DealError, shuffled
+
+    deck = full_deck()
+    for seed in [*range(300), 2**62 + 7, 1_000_003 * 99]:
+        expected = list(deck)
+        random.Random(seed).shuffle(expected)
+        assert shuffled(deck, seed) == expected
+    for name in PRESETS:
+        rules = Ruleset.preset(name)
+        for seed in range(50):
+            deal = Deal.from_seed(seed, rules, dealer=seed % rules.players)
+            deal.validate(rules)
+            assert deal.seed == seed and deal.dealer == seed % rules.players
+    try:
+        Deal.from_seed(1, Ruleset(), dealer=3)
+    except DealError as error:
+        assert "dealer seat 3" in str(error)
+    else:
+        raise AssertionError("a dealer outside the seats is refused")
+
+
 def test_s9_two_player_needs_21_huxi() -> None:
     # Under qq, H18 wins on the 亮张 拾 with 18 胡息 ...
     qq = play({"hands": ["一一二二三三五五六六七七八八九九十十壹叁", H18,

@@ -243,6 +243,33 @@ def test_win_prefilter_never_rejects_a_win_and_rejects_most_others():
     assert rejected > 2000  # of the 6000 questions, most non-wins are ruled out cheaply
 
 
+def test_win_prefilter_asks_whether_the_free_cards_group_with_the_card():
+    """A card that can only join the free cards (held at most once, no table 偎/碰 of
+    it) passes may_win only when the free cards and it split into sentences and 绞 (with
+    the pair when a 跑/提 is owned): the check that rules most failing solves out."""
+    from paohuzi.core.decompose import best_free_huxi
+    from paohuzi.players.sampling import random_positions
+
+    grouped = refused = 0
+    for p in random_positions(5, 1500):
+        counts = counts_of(p.hand)
+        pao_ti = counts.count(4) + sum(m.kind in (GroupKind.PAO, GroupKind.TI) for m in p.melds)
+        grows = {m.cards[0] for m in p.melds
+                 if m.kind in (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)}
+        for card in range(20):
+            if counts[card] > 1 or card in grows:
+                continue
+            free = [n if n <= 2 else 0 for n in counts]
+            free[card] += 1
+            groups = best_free_huxi(free, pao_ti > 0) >= 0
+            if may_win(counts, p.melds, card, 0):
+                assert groups, (str(p), card)
+                grouped += 1
+            else:
+                refused += groups is False
+    assert grouped > 100 and refused > 10_000
+
+
 def test_win_prefilter_checks_the_card_count():
     hand = counts_of(H(EXAMPLE))  # 20 cards: 21 with 拾, a win
     assert may_win(hand, [], C("拾"), 15)

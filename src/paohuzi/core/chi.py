@@ -21,13 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Final
 
 from paohuzi.core.cards import ALL_CARDS, Card, counts_of, format_cards, parse_cards  # noqa: F401
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import SHAPES, Group, GroupKind, is_jiao, partners, shapes_with
 from paohuzi.core.native import mypyc_attr
 
-__all__ = ["ChiOption", "chi_options", "chi_options_counts", "plans_key"]
+__all__ = ["ChiOption", "chi_options", "chi_options_counts", "chi_plans", "plans_key"]
 
 
 @mypyc_attr(native_class=False)
@@ -127,49 +129,59 @@ def chi_options_counts(counts: list[int], card: int) -> list[ChiOption]:
     """:func:`chi_options` for a hand given as a 20-entry count vector."""
     if not 0 <= card < 20:
         raise PaohuziError(f"card index must be 0..19, got {card}")
+    memo = _plans_memo[card]
     key = plans_key(counts, card)
-    found = _plans_memo.get(key)
+    found = memo.get(key)
     if found is None:
-        found = _chi_options_uncached(counts, card)
-        _plans_memo[key] = found
+        eaten = ALL_CARDS[card]
+        found = memo[key] = [ChiOption(eaten, eat, bi) for eat, bi in chi_plans(counts, card)]
     return list(found)
 
 
-_plans_memo: dict[int, list[ChiOption]] = {}
-"""Plans depend only on the counts of the cards that share a shape with the eaten card."""
+_plans_memo: list[dict[tuple[int, ...], list[ChiOption]]] = [{} for _ in range(20)]
+"""Per eaten card, its plans by :func:`plans_key`."""
 
 
-def plans_key(hand: Sequence[int], card: int) -> int:
-    """A key the plans of eating ``card`` depend on: the free counts (坎 cards take no
-    part) of every card sharing a shape with it, and the card."""
-    key = 0
-    for c in _RELEVANT[card]:
-        n = hand[c]
-        key = key * 3 + (n if n <= 2 else 0)
-    return key * 20 + card
+def plans_key(hand: Sequence[int], card: int) -> tuple[int, ...]:
+    """A key the plans of eating ``card`` depend on (with the card itself): the free counts
+    (a 坎's cards take no part) of every card sharing a shape with it, in card order.
+
+    >>> hand = counts_of(parse_cards("一二二三三四贰贰 七七七"))
+    >>> plans_key(hand, Card.parse("二"))  # 一二三四 七 十 贰 (二三四, 二七十, 二二贰...)
+    (1, 2, 2, 1, 0, 0, 2)
+    """
+    key: tuple[int, ...] = _KEYS[card](hand)
+    if 3 in key or 4 in key:
+        return tuple([n if n <= 2 else 0 for n in key])
+    return key
 
 
-def _chi_options_uncached(counts: list[int], card: int) -> list[ChiOption]:
+def chi_plans(counts: list[int], card: int) -> list[tuple[Group, tuple[Group, ...]]]:
+    """The plans of :func:`chi_options_counts` (same order), as ``(eating group, 比
+    groups)``, worked out each time (for a caller that memoises its own values of them,
+    on :func:`plans_key`). ``card`` must be a card index (unchecked).
+
+    >>> [(eat.text, [g.text for g in bi]) for eat, bi in chi_plans(
+    ...     counts_of(parse_cards("一二三 壹壹")), 0)]
+    [('一一壹', []), ('一二三', ['一壹壹']), ('一壹壹', ['一二三'])]
+    """
     free = [n if n <= 2 else 0 for n in counts]
+    if not free[card]:  # no copy to lay down: each eating group that fits, no 比
+        return [(_GROUPS[eat], ()) for eat, a, b in _EATS[card]
+                if free[a] >= 1 + (a == b) and free[b] >= 1]
     shapes = shapes_with(card)
-    seen: set[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = set()
-    options: list[ChiOption] = []
+    plans: set[tuple[Shape, tuple[Shape, ...]]] = set()  # (eating shape, sorted 比 shapes)
     for eat, a, b in _EATS[card]:  # the eating group and the two hand cards it needs
         if free[a] < 1 + (a == b) or free[b] < 1:
             continue
         free[a] -= 1
         free[b] -= 1
         for plan in _bi_plans(free, card, 0, shapes):  # 比 groups contain the card too
-            key = (eat, tuple(sorted(plan)))
-            if key in seen:
-                continue
-            seen.add(key)
-            options.append(ChiOption(ALL_CARDS[card], _GROUPS[eat],
-                                     tuple(_GROUPS[s] for s in sorted(plan))))
+            plans.add((eat, tuple(sorted(plan))))
         free[a] += 1
         free[b] += 1
-    options.sort(key=lambda o: (o.eat.cards, tuple(g.cards for g in o.bi)))
-    return options
+    # a shape's cards are its group's, in order: sorting the shapes sorts the groups' cards
+    return [(_GROUPS[eat], tuple([_GROUPS[shape] for shape in bi])) for eat, bi in sorted(plans)]
 
 
 def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:
@@ -182,8 +194,13 @@ def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:
     return tuple(out)
 
 
-_EATS: list[tuple[tuple[Shape, int, int], ...]] = [_eats(card) for card in range(20)]
+_EATS: list[tuple[tuple[Shape, int, int], ...]] = [tuple(sorted(_eats(card)))
+                                                   for card in range(20)]
+"""Per card, its eating shapes (in shape order) with the two hand cards each needs."""
 
 
-_RELEVANT: list[tuple[int, ...]] = [tuple(sorted((card, *partners(card)))) for card in range(20)]
+_RELEVANT: list[tuple[int, ...]] = [tuple(sorted({card, *partners(card)})) for card in range(20)]
 """For each card, every card of a sentence or 绞 holding it."""
+_KEYS: Final = tuple(itemgetter(*cards) for cards in _RELEVANT)
+"""For each card, what reads the counts of :data:`_RELEVANT` off a hand, as a tuple (a 坎's
+3 or 4 counts as it is: its cards take no part in the plans, so the key is only finer)."""

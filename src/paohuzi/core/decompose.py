@@ -48,7 +48,10 @@ __all__ = [
     "best_free_groups",
     "best_free_huxi",
     "best_free_split",
+    "best_packed_huxi",
     "clear_caches",
+    "pack_free",
+    "packed",
     "partial_scoring_sentences",
     "partial_scoring_split",
     "scoring_gain",
@@ -86,6 +89,25 @@ def _pack(counts: Sequence[int]) -> int:
     if len(counts) != KINDS or min(counts) < 0 or max(counts) > _MOST:
         raise CardCountError(_bad_counts(counts))
     return sum(map(lshift, counts, _BIT))
+
+
+def pack_free(counts: Sequence[int]) -> int:
+    """:func:`_pack` of counts the caller knows to be valid (20 counts of 0 to 4), unchecked
+    (for the engine's trusted path).
+
+    >>> pack_free([1] + [0] * 9 + [2] + [0] * 9) == packed(0) + packed(10, 2)
+    True
+    """
+    return sum(map(lshift, counts, _BIT))
+
+
+def packed(card: int, n: int = 1) -> int:
+    """``n`` copies of ``card`` as a packed code (negative ``n``: to take them off one).
+
+    >>> packed(1, 2) == 2 << 8
+    True
+    """
+    return n << _BIT[card]
 
 
 def _bad_counts(counts: Sequence[int]) -> str:
@@ -330,6 +352,17 @@ def best_free_huxi(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ
     return _solve(code, need_pair, _QQ if table is QQ_HUXI else _search_of(table))
 
 
+def best_packed_huxi(code: int, need_pair: bool, table: HuxiTable = QQ_HUXI) -> int:
+    """:func:`best_free_huxi` of packed free cards (:func:`pack_free`) whose number, less
+    the pair when ``need_pair``, the caller has checked to be a multiple of 3.
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards
+    >>> best_packed_huxi(pack_free(counts_of(parse_cards("一二三 二七十 壹贰叁"))), False)
+    12
+    """
+    return _solve(code, need_pair, _QQ if table is QQ_HUXI else _search_of(table))
+
+
 def best_free_groups(counts: Sequence[int], need_pair: bool, table: HuxiTable = QQ_HUXI
                      ) -> tuple[int, list[Group]] | None:
     """:func:`best_free_huxi` with its groups (scored by ``table``), or ``None``.
@@ -385,17 +418,19 @@ _A1, _A2 = (v for v in _SCORING_A if v != _SHARED)
 _B1, _B2 = (v for v in _SCORING_B if v != _SHARED)
 
 
-def _size_scoring(c: Sequence[int], weight_a: int, weight_b: int) -> int:
+def _size_scoring(c: Sequence[int], offset: int, weight_a: int, weight_b: int) -> int:
     """Most 胡息 of disjoint 一二三 (``weight_a`` each) and 二七十 (``weight_b``) among one
-    size's ten counts (only free cards): as many of the better one as fit, then the other
-    with the 2s left — optimal, since the two share only the 2."""
-    a, b = min(c[_A1], c[_A2]), min(c[_B1], c[_B2])
-    twos = c[_SHARED]
-    if weight_a >= weight_b:
-        first = min(a, twos)
-        return weight_a * first + weight_b * min(b, twos - first)
-    first = min(b, twos)
-    return weight_b * first + weight_a * min(a, twos - first)
+    size's free counts (``c[offset:offset + 10]``): as many of the better one as fit, then
+    the other with the 2s left — optimal, since the two share only the 2."""
+    a1, a2, b1, b2 = c[offset + _A1], c[offset + _A2], c[offset + _B1], c[offset + _B2]
+    a = a1 if a1 < a2 else a2  # conditional expressions: quicker than min() here
+    b = b1 if b1 < b2 else b2
+    twos = c[offset + _SHARED]
+    if weight_a < weight_b:
+        a, b, weight_a, weight_b = b, a, weight_b, weight_a
+    first = a if a < twos else twos
+    twos -= first
+    return weight_a * first + weight_b * (b if b < twos else twos)
 
 
 def partial_scoring_sentences(counts: Sequence[int], table: HuxiTable = QQ_HUXI) -> int:
@@ -409,8 +444,10 @@ def partial_scoring_sentences(counts: Sequence[int], table: HuxiTable = QQ_HUXI)
     >>> partial_scoring_sentences(counts_of(parse_cards("一二三 七十")), LUZHOU_HUXI)
     6
     """
-    return (_size_scoring(counts[:10], table.yi_er_san[0], table.er_qi_shi[0])
-            + _size_scoring(counts[10:], table.yi_er_san[1], table.er_qi_shi[1]))
+    small_a, big_a = table.yi_er_san
+    small_b, big_b = table.er_qi_shi
+    return (_size_scoring(counts, 0, small_a, small_b)
+            + _size_scoring(counts, 10, big_a, big_b))
 
 
 _SCORING_CARD_VALUES = frozenset(v for values in SCORING_VALUES for v in values)
@@ -431,11 +468,11 @@ def scoring_gain(counts: Sequence[int], card: int, table: HuxiTable = QQ_HUXI) -
         return 0
     offset = card - value
     big = offset > 0
-    weights = table.yi_er_san[big], table.er_qi_shi[big]
+    weight_a, weight_b = table.yi_er_san[big], table.er_qi_shi[big]
     c = list(counts[offset : offset + 10])
-    before = _size_scoring(c, *weights)
+    before = _size_scoring(c, 0, weight_a, weight_b)
     c[value] += 1
-    return _size_scoring(c, *weights) - before
+    return _size_scoring(c, 0, weight_a, weight_b) - before
 
 
 def partial_scoring_split(counts: Sequence[int], table: HuxiTable = QQ_HUXI) -> list[Shape]:

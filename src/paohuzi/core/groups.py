@@ -78,14 +78,19 @@ class GroupKind(Enum):
         """How many cards a group of this kind holds."""
         if self is GroupKind.PAIR:
             return 2
-        if self in (GroupKind.PAO, GroupKind.TI):
+        if self in _FOURS:
             return 4
         return 3
 
     @property
     def identical(self) -> bool:
         """Whether the group is made of identical cards (pair, 坎, 碰, 偎, 跑, 提)."""
-        return self not in (GroupKind.SENTENCE, GroupKind.JIAO)
+        return self not in _MIXED
+
+
+_FOURS: Final = (GroupKind.PAO, GroupKind.TI)
+"""The kinds of four cards (a member looked up on its class is slow: hot paths use these)."""
+_MIXED: Final = (GroupKind.SENTENCE, GroupKind.JIAO)
 
 
 #: 胡息 of the groups of identical cards, as (small, big) — RULES.md §5.
@@ -365,7 +370,7 @@ class Group:
     @property
     def is_pao_or_ti(self) -> bool:
         """Whether this group is a 跑 or 提 (which obliges a pair)."""
-        return self.kind in (GroupKind.PAO, GroupKind.TI)
+        return self.kind in _FOURS
 
     @property
     def text(self) -> str:

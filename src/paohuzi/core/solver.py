@@ -35,6 +35,9 @@ from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, 
 from paohuzi.core.decompose import (
     best_free_groups,
     best_free_huxi,
+    best_packed_huxi,
+    pack_free,
+    packed,
     partial_scoring_sentences,
     partial_scoring_split,
     scoring_gain,
@@ -69,6 +72,7 @@ __all__ = [
     "isolated_cards",
     "isolated_mask",
     "may_win",
+    "may_win_in_mask",
     "may_win_mask",
     "may_win_on",
     "partial_huxi_counts",
@@ -203,19 +207,20 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
                 locked_huxi += ti_huxi[i]
                 locked_n += 1
                 locked_ti += 1
+    in_free = sum(free)
+    code = pack_free(free) if trusted else 0  # the free cards packed, for the search
     best_huxi = -1
     best_placement = None
-    best_free = free
+    best_delta = 0
     best_need_pair = False
     for placement in _placements(hand, melds, card, source, dealer, table):
         how, group, index = placement
         fixed_n = len(melds) + locked_n
         fixed_huxi = table_huxi + locked_huxi
         pao_ti = table_pao_ti + locked_ti
-        f = free
+        delta = 0  # what the placement adds to the free cards of the card
         if how == _FREE:
-            f = list(free)
-            f[card] += 1
+            delta = 1
         else:
             assert group is not None
             fixed_huxi += group.huxi
@@ -225,19 +230,29 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
             elif how == _GROW_MELD:
                 fixed_huxi -= melds[index].huxi
                 pao_ti += 1
-            else:
-                f = list(free)
-                f[card] = 0
+            else:  # the hand pair (both free) joins the card in a group
+                delta = -2
                 fixed_n += 1
         need_pair = pao_ti > 0
-        n_free = sum(f) - (2 if need_pair else 0)
+        n_free = in_free + delta - (2 if need_pair else 0)
         if n_free < 0 or n_free % 3 or fixed_n + n_free // 3 + need_pair != MENZI_TO_WIN:
             continue
-        free_huxi = best_free_huxi(f, need_pair, table)
+        if trusted:  # no validation: the engine's counts are valid
+            free_huxi = best_packed_huxi(code + packed(card, delta), need_pair, table)
+        else:
+            free_huxi = best_free_huxi(_with(free, card, delta), need_pair, table)
         if free_huxi >= 0 and free_huxi + fixed_huxi > best_huxi:
-            best_huxi, best_placement, best_free = free_huxi + fixed_huxi, placement, f
+            best_huxi, best_placement, best_delta = free_huxi + fixed_huxi, placement, delta
             best_need_pair = need_pair
+    best_free = _with(free, card, best_delta) if best_delta else free
     return best_huxi, best_placement, best_free, best_need_pair
+
+
+def _with(free: list[int], card: int, delta: int) -> list[int]:
+    """A copy of the free counts with ``delta`` more of ``card``."""
+    out = list(free)
+    out[card] += delta
+    return out
 
 
 _KAN: Final = GroupKind.KAN
@@ -510,6 +525,10 @@ class WinFacts(NamedTuple):
     """Free cards held once that no other free card could share a group with."""
     pairs: int = 0
     """The cards held twice or more, as bits (bit ``c``: card ``c``): one more grows them."""
+    free_cards: int = 0
+    """How many free cards there are."""
+    code: int = 0
+    """The free cards packed for the search (:func:`~paohuzi.core.decompose.pack_free`)."""
 
 
 def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
@@ -535,19 +554,25 @@ def win_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
     :func:`hand_facts` for the memoised form)."""
     free = list(hand)
     kan_huxi, ti_huxi = _locked_huxi(table)
-    locked = ti = pairs = free_mask = 0
+    locked = ti = pairs = free_mask = free_cards = code = 0
     singles = []
-    for i, n in enumerate(hand):
+    i = -1
+    for n in hand:  # one pass, the free cards' code summed as it goes (a hot path)
+        i += 1
         if not n:
             continue
         if n == 1:
             singles.append(i)
-            free_mask |= 1 << i
+            free_mask |= _CARD_BITS[i]
+            free_cards += 1
+            code += _PACKED_ONE[i]
         elif n == 2:
-            pairs |= 1 << i
-            free_mask |= 1 << i
+            pairs |= _CARD_BITS[i]
+            free_mask |= _CARD_BITS[i]
+            free_cards += 2
+            code += _PACKED_TWO[i]
         else:  # a 坎 or 提: locked whole
-            pairs |= 1 << i
+            pairs |= _CARD_BITS[i]
             free[i] = 0
             if n == 3:
                 locked += kan_huxi[i]
@@ -556,7 +581,8 @@ def win_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
                 ti += 1
     isolated = tuple([c for c in singles if not free_mask & _PARTNER_MASKS[c]])
     return WinFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
-                    tuple(free), isolated, pairs)  # isolated: as isolated_cards(hand)
+                    tuple(free), isolated, pairs,  # isolated: as isolated_cards(hand)
+                    free_cards, code)
 
 
 _facts_memos: dict[str, dict[tuple[int, ...], WinFacts]] = {
@@ -603,14 +629,17 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     """A cheap necessary condition for a win on ``card`` with at least ``min_huxi`` 胡息.
 
     ``False`` means no arrangement wins (so :func:`solve_counts` need not be asked);
-    ``True`` means it may. Three checks, the hand's part cached on its counts:
+    ``True`` means it may. Four checks, the hand's part cached on its counts:
 
     * the card count of 7 门子 (§6.1, :func:`~paohuzi.core.cardcount.may_form_menzi`);
     * every *isolated* card (a free card held once that no other free card could
       share a sentence or 绞 with) must end in a group with the new card or be
       paired by it: so at most two, and the card a partner of each (or the same card);
     * a bound on the 胡息: table, 坎 and 提 胡息, the best scoring sentences with the
-      card free, and what the card adds by growing a 坎, pair or table 偎/碰.
+      card free, and what the card adds by growing a 坎, pair or table 偎/碰;
+    * when the card can only join the free cards (held at most once, no table 偎/碰 of
+      it), the free cards with it must split into sentences and 绞 (and the pair, when a
+      跑/提 is owned): the search's memo (:mod:`~paohuzi.core.decompose`) answers it.
 
     >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards, Card
     >>> hand = counts_of(parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖"))
@@ -619,8 +648,10 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     >>> hand = counts_of(parse_cards("壹贰叁 壹贰叁 壹贰叁 肆伍陆 肆伍陆 拾拾拾 三 十"))
     >>> format_cards(isolated_cards(hand))  # 壹贰叁 and 拾 are 坎: 三 and 十 group with nothing
     '三十'
-    >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])
+    >>> format_cards(c for c in range(20) if isolated_allow(isolated_cards(hand), c))
     '二'
+    >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])  # 二三十: no group
+    ''
     """
     table_cards = table_pao_ti = table_huxi = 0
     table_grows = False
@@ -688,15 +719,37 @@ def may_win_on(facts: WinFacts, hand: Sequence[int], card: int, table_cards: int
         return False
     if not may_form_menzi(facts.cards + 1 + table_cards, facts.ti + table_pao_ti):
         return False
+    return may_win_in_mask(facts, hand, card, table_pao_ti, table_huxi, table_grows, min_huxi,
+                           table)
+
+
+def may_win_in_mask(facts: WinFacts, hand: Sequence[int], card: int, table_pao_ti: int,
+                    table_huxi: int, table_grows: bool, min_huxi: int,
+                    table: HuxiTable = QQ_HUXI) -> bool:
+    """:func:`may_win_on` of a card in :func:`may_win_mask`'s mask of this hand and table
+    (so its isolated-card and card-count checks hold): the 胡息 bound and whether the free
+    cards group with the card, for a caller that keeps the mask."""
     qq = table is QQ_HUXI
     bound = facts.huxi + table_huxi
-    if table_grows or hand[card] >= 2:
+    grows = table_grows or hand[card] >= 2
+    if grows:
         bound += _GROWTH if qq else _BOUNDS[table.name][0]
-    if bound >= min_huxi:
-        return True
-    most_gain = _MOST_GAIN if qq else _BOUNDS[table.name][1]
-    return bound + most_gain[card] >= min_huxi and \
-        bound + scoring_gain(facts.free, card, table) >= min_huxi
+    if bound < min_huxi:
+        most_gain = _MOST_GAIN if qq else _BOUNDS[table.name][1]
+        if bound + most_gain[card] < min_huxi or \
+                bound + scoring_gain(facts.free, card, table) < min_huxi:
+            return False
+    return grows or _free_cards_group(facts, card, table_pao_ti, table)
+
+
+def _free_cards_group(facts: WinFacts, card: int, table_pao_ti: int, table: HuxiTable) -> bool:
+    """Whether the free cards and ``card`` split into sentences and 绞, with the pair when a
+    跑/提 is owned: a win on a card that can only join the free cards (held at most once,
+    no table 偎/碰 of it) needs it (§6.1). The search's memo answers most hands at once."""
+    need_pair = facts.ti + table_pao_ti > 0
+    n = facts.free_cards + 1 - (2 if need_pair else 0)
+    return n >= 0 and n % 3 == 0 and \
+        best_packed_huxi(facts.code + _PACKED_ONE[card], need_pair, table) >= 0
 
 
 def may_win_mask(facts: WinFacts, hand: Sequence[int], table_cards: int, table_pao_ti: int,
@@ -742,3 +795,6 @@ _GAIN_MASKS: Final = {name: (_growth(t), _gain_masks(t)) for name, t in HUXI_TAB
 _PARTNERS: Final = tuple(partners(c) for c in range(KINDS))
 _PARTNER_MASKS: Final = tuple(sum(1 << d for d in set(p)) for p in _PARTNERS)
 _ALL_CARDS_MASK: Final = (1 << KINDS) - 1
+_CARD_BITS: Final = tuple(1 << c for c in range(KINDS))
+_PACKED_ONE: Final = tuple(packed(c) for c in range(KINDS))
+_PACKED_TWO: Final = tuple(packed(c, 2) for c in range(KINDS))

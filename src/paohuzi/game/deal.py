@@ -19,7 +19,7 @@ from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, counts_of, format
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.rules import Ruleset
 
-__all__ = ["Deal", "DealError", "hand_seed"]
+__all__ = ["Deal", "DealError", "hand_seed", "shuffled"]
 
 
 def hand_seed(seed: int, index: int) -> int:
@@ -29,6 +29,33 @@ def hand_seed(seed: int, index: int) -> int:
 
 _DECK: Final = sorted(card for card in ALL_CARDS for _ in range(COPIES))
 """The 80 cards in order (a deal sorted is this)."""
+
+
+_SHUFFLE_STEPS: Final = tuple((i, (i + 1).bit_length()) for i in range(len(_DECK) - 1, 0, -1))
+"""Each step of the shuffle: the position filled, and the bits drawn for a position up
+to it."""
+
+
+def shuffled(cards: Sequence[Card], seed: int) -> list[Card]:
+    """``cards`` shuffled as ``random.Random(seed).shuffle`` does it (Fisher-Yates from the
+    end, each position drawn with ``getrandbits`` and rejection), fixed here so that deals
+    stay the same across Python versions (and without its per-card calls).
+
+    >>> deck = list(_DECK)
+    >>> random.Random(5).shuffle(deck)
+    >>> shuffled(_DECK, 5) == deck
+    True
+    """
+    deck = list(cards)
+    if len(deck) != len(_DECK):
+        raise DealError(f"the deal shuffles the {len(_DECK)} cards, got {len(deck)}")
+    getrandbits = random.Random(seed).getrandbits
+    for i, bits in _SHUFFLE_STEPS:
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
 
 
 class DealError(PaohuziError):
@@ -58,17 +85,16 @@ class Deal:
     @classmethod
     def from_seed(cls, seed: int, rules: Ruleset, dealer: int = 0) -> Deal:
         """Shuffle the 80 cards with ``random.Random(seed)`` and deal (§3.2)."""
-        deck = list(_DECK)  # each card 4 times, in card order
-        random.Random(seed).shuffle(deck)
+        deck = shuffled(_DECK, seed)
         n = rules.players
         hands = tuple(tuple(sorted(deck[20 * i: 20 * i + 20])) for i in range(n))
         liangzhang = deck[20 * n]
         rest = deck[20 * n + 1:]
         set_aside = tuple(rest[: rules.set_aside])
         wall = tuple(rest[rules.set_aside:])
-        deal = cls(dealer, hands, liangzhang, wall, set_aside, seed)
-        deal.validate(rules)
-        return deal
+        if not 0 <= dealer < n:
+            raise DealError(f"dealer seat {dealer} is not a seat of {n}")
+        return cls(dealer, hands, liangzhang, wall, set_aside, seed)  # 80 cards: valid
 
     @classmethod
     def from_cards(cls, rules: Ruleset, dealer: int, hands: Sequence[Sequence[int]],

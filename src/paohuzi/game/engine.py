@@ -26,11 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from itertools import chain
+from operator import getitem
 from typing import Any, Final, NamedTuple
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
-from paohuzi.core.chi import chi_options_counts, plans_key
+from paohuzi.core.chi import chi_plans, plans_key
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import GROWABLE, Group, GroupKind, HuxiTable
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
@@ -47,10 +49,9 @@ from paohuzi.core.settlement import (
 )
 from paohuzi.core.solver import (
     Arrangement,
-    WinFacts,
     best_partial_huxi,
+    may_win_in_mask,
     may_win_mask,
-    may_win_on,
     solve_counts,
     solve_tianhu,
     tianhu_kind_counts,
@@ -162,7 +163,7 @@ class SeatState:
         self._identical: dict[int, int] = {}  # card -> index of its identical table group
         self.version = 0
         """Bumped whenever the hand or the table changes (a key for callers' caches)."""
-        self._facts: WinFacts | None = None
+        self._facts = _NO_FACTS
         self._may_win_mask = 0
         """The win prefilter's facts of the hand and the cards it may let through (bits),
         worked out for the version of the hand, 胡息 table and threshold below."""
@@ -206,7 +207,8 @@ class SeatState:
 
     @property
     def hand_cards(self) -> list[Card]:
-        return [ALL_CARDS[c] for c in range(KINDS) for _ in range(self.hand[c])]
+        """The cards in hand, in card order."""
+        return list(chain.from_iterable(map(getitem, _COPIES, self.hand)))
 
     def take(self, card: int, n: int = 1) -> None:
         """Remove ``n`` copies of ``card`` from the hand (they go elsewhere)."""
@@ -260,15 +262,16 @@ class SeatState:
         """:func:`~paohuzi.core.solver.may_win` of this seat on ``card``, from the running
         totals and the hand's facts, worked out once per version of the hand with the
         cards they rule out at once (:func:`~paohuzi.core.solver.may_win_mask`)."""
-        facts = self._facts
-        if facts is None or self._mask_version != self.version \
-                or self._mask_table is not table or self._mask_min != min_huxi:
-            facts = self._prefilter(min_huxi, table)
+        if self._mask_version != self.version or self._mask_table is not table \
+                or self._mask_min != min_huxi:
+            self._prefilter(min_huxi, table)
         if not self._may_win_mask >> card & 1:
             return False
-        grows = self.identical_kind(card) in GROWABLE
-        return may_win_on(facts, self.hand, card, self.owned - facts.cards, self.pao_ti,
-                          self.table_huxi, grows, min_huxi, table)
+        facts = self._facts
+        index = self._identical.get(card)
+        grows = index is not None and self.melds[index].kind in GROWABLE
+        return may_win_in_mask(facts, self.hand, card, self.pao_ti, self.table_huxi, grows,
+                               min_huxi, table)
 
     def ruled_out(self, card: int, min_huxi: int, table: HuxiTable) -> bool:
         """Whether the prefilter's mask, already worked out for this version of the hand,
@@ -277,7 +280,7 @@ class SeatState:
         return self._mask_version == self.version and self._mask_table is table \
             and self._mask_min == min_huxi and not self._may_win_mask >> card & 1
 
-    def _prefilter(self, min_huxi: int, table: HuxiTable) -> WinFacts:
+    def _prefilter(self, min_huxi: int, table: HuxiTable) -> None:
         facts = win_facts(self.hand, table)  # hand_facts' memo would rarely know the hand
         grows = 0
         for card, index in self._identical.items():
@@ -287,11 +290,16 @@ class SeatState:
                                           self.pao_ti, self.table_huxi, grows, min_huxi, table)
         self._facts = facts
         self._mask_version, self._mask_table, self._mask_min = self.version, table, min_huxi
-        return facts
 
+
+_COPIES: Final = tuple(tuple((card,) * n for n in range(5)) for card in ALL_CARDS)
+"""Per card, its 0 to 4 copies."""
+_NO_FACTS: Final = win_facts([0] * KINDS)
+"""A seat's prefilter facts before the first are worked out (its mask is never current)."""
 
 _new_event: Final = tuple.__new__
-"""Builds an :class:`Event` from its fields without a Python-level call (a hot path)."""
+"""Builds an :class:`Event` from its fields without a Python-level call (the hot paths
+append their events with it: ``_new_event(Event, (kind, seat, cards, private, detail))``)."""
 
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
 _DISCARDS = [Discard(card) for card in ALL_CARDS]
@@ -409,6 +417,11 @@ class Hand:
     def __init__(self, rules: Ruleset, deal: Deal, *,
                  on_claim_point: Callable[[Hand], None] | None = None) -> None:
         deal.validate(rules)
+        self._deal_in(rules, deal, on_claim_point)
+
+    def _deal_in(self, rules: Ruleset, deal: Deal,
+                 on_claim_point: Callable[[Hand], None] | None) -> None:
+        """Set the hand up from a valid deal and play its start (§3)."""
         self.on_claim_point = on_claim_point
         self.rules = rules
         self.table = rules.huxi
@@ -440,7 +453,9 @@ class Hand:
     @classmethod
     def from_seed(cls, seed: int, rules: Ruleset, dealer: int = 0) -> Hand:
         """A hand dealt from a seed (see :meth:`Deal.from_seed`)."""
-        return cls(rules, Deal.from_seed(seed, rules, dealer))
+        hand = cls.__new__(cls)
+        hand._deal_in(rules, Deal.from_seed(seed, rules, dealer), None)  # valid: the 80 cards
+        return hand
 
     @classmethod
     def resume(cls, rules: Ruleset, *, dealer: int, liangzhang: Card,
@@ -565,9 +580,10 @@ class Hand:
         """The seats whose decision the hand waits for, in priority order."""
         if self.phase is _DISCARDING:
             return [self.turn]
-        if self.phase is _CLAIMING and self.claim is not None:
-            return [s for s in self.order_from(self.claim.seat)
-                    if s in self.claim.options and s not in self.claim.answers]
+        claim = self.claim
+        if self.phase is _CLAIMING and claim is not None:
+            options, answers = claim.options, claim.answers
+            return [s for s in self._orders[claim.seat] if s in options and s not in answers]
         return []
 
     # ---- the start of the hand (§3) ------------------------------------------------
@@ -667,7 +683,7 @@ class Hand:
             self._emit(_EV_XIANGGONG, seat)
         else:
             self._emit(_EV_NO_DISCARD, seat)
-        self._draw(self.next_seat(seat))
+        self._draw((seat + 1) % self.players)
 
     def _draw(self, seat: int) -> None:
         if not self.wall:
@@ -678,7 +694,8 @@ class Hand:
         last = not self.wall
         st = self.seats[seat]
         self.turn = seat
-        self._emit(_EV_DRAW, seat, (card,), private=True)
+        events = self.events
+        events.append(_new_event(Event, (_EV_DRAW, seat, (card,), True, "")))
         wei_index = st.meld_of(card, _WEI_KINDS)
         if st.hand[card] == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
@@ -703,7 +720,7 @@ class Hand:
             self._emit(event, seat, (card,) * 3, private=not chou)
             self._own_claim(seat, card, win, last)
             return
-        self._emit(_EV_SHOW, seat, (card,))
+        events.append(_new_event(Event, (_EV_SHOW, seat, (card,), False, "")))
         self.in_play = card
         self._open_claim(card, seat, _ON_DRAW, last)
 
@@ -726,9 +743,14 @@ class Hand:
     def _win_check(self, seat: int, card: int, source: Source) -> Arrangement | None:
         """The winning arrangement of ``seat`` on ``card``, or None (§6.1 conditions)."""
         st = self.seats[seat]
-        if st.xianggong or st.chouhu.get(card) == st.table_huxi:  # 相公 (§4.4), 臭胡 (§4.5)
-            return None
         if self.use_filters and not st.may_win(card, self.rules.min_huxi, self.table):
+            return None  # the prefilter rules it out: no search
+        return self._solve_win(st, seat, card, source)
+
+    def _solve_win(self, st: SeatState, seat: int, card: int,
+                   source: Source) -> Arrangement | None:
+        """:meth:`_win_check` once the prefilter has let the card through."""
+        if st.xianggong or st.chouhu.get(card) == st.table_huxi:  # 相公 (§4.4), 臭胡 (§4.5)
             return None
         if win_barred(self.rules, st.hand, st.melds, card, source, dealer=seat == self.dealer):
             return None  # §9 changde option: no win on a card he would 提 or 偎
@@ -745,9 +767,11 @@ class Hand:
         # 1. 胡: on a drawn card, drawer first (§4.1: never on a discard, but §9.1)
         if self._winnable(last) if drawn else self.rules.win_on_discard:
             self._offer_wins(options, wins, card, owner, order if drawn else order[1:])
-        forced_pao = self._forced_pao(card, owner, drawn)  # 2. 跑 (forced)
+        forced_pao, pair = self._pao_or_pair(card, owner, drawn)  # 2. 跑 (forced)
         if forced_pao is None:
-            self._offer_peng(options, card, owner)  # 3. 碰
+            if pair is not None and not (  # 3. 碰, unless 臭
+                    self.rules.chou_blocks_peng and card in self.seats[pair].chou):
+                options.setdefault(pair, []).append(_PENG)
             self._offer_chi(options, card, (owner, order[1]) if drawn else order[1:2])  # 4. 吃
         if not options and forced_pao is None and self.on_claim_point is None:
             # Nobody may take the card and nobody watches the claim point: as _resolve
@@ -760,8 +784,9 @@ class Hand:
         for opts in options.values():
             opts.append(_PASS)
         dihu = not drawn and owner == self.dealer and self._dealer_discards == 1
-        self.claim = Claim(card, owner, context, options, forced_pao=forced_pao, wins=wins,
-                           last=last, dihu=dihu)
+        # every field in order (card, seat, context, options, answers, forced_pao, wins,
+        # last, dihu): a positional call is quicker on this hot path
+        self.claim = Claim(card, owner, context, options, {}, forced_pao, wins, last, dihu)
         self.phase = _CLAIMING
         self._claim_point()
         if not options:
@@ -769,39 +794,36 @@ class Hand:
 
     def _offer_wins(self, options: dict[int, list[Action]], wins: dict[int, Arrangement],
                     card: int, owner: int, seats: Sequence[int]) -> None:
+        min_huxi, table, filters = self.rules.min_huxi, self.table, self.use_filters
         for seat in seats:
-            if self.seats[seat].ruled_out(card, self.rules.min_huxi, self.table) \
-                    and self.use_filters:
-                continue  # the prefilter's mask of this hand version says no
-            win = self._win_check(seat, card, _SELF if seat == owner else _OTHER)
+            st = self.seats[seat]
+            if filters and not st.may_win(card, min_huxi, table):
+                continue
+            win = self._solve_win(st, seat, card, _SELF if seat == owner else _OTHER)
             if win is not None:
                 wins[seat] = win
                 options[seat] = [_HU]
 
-    def _forced_pao(self, card: int, owner: int, drawn: bool) -> int | None:
+    def _pao_or_pair(self, card: int, owner: int, drawn: bool) -> tuple[int | None, int | None]:
         """The seat that must 跑 ``card`` (§4.2), if any: another seat holding a 坎 of it
-        or a table 偎; on a drawn card, a seat (the drawer too) with a table 碰 of it."""
-        forced = None
+        or a table 偎; on a drawn card, a seat (the drawer too) with a table 碰 of it. And
+        the seat that may 碰 it, if any: the other seat holding a pair of it (one at most)."""
+        forced = pair = None
         for seat in self._orders[owner]:
             st = self.seats[seat]
             index = st._identical.get(card)
-            if index is None:  # no table group of it: a hand 坎 of another seat
-                if seat != owner and st.hand[card] == 3:
-                    forced = seat
+            if index is None:  # no table group of it: a hand 坎 or pair of another seat
+                if seat != owner:
+                    held = st.hand[card]
+                    if held == 3:
+                        forced = seat
+                    elif held == 2:
+                        pair = seat
                 continue
             kind = st.melds[index].kind
             if (seat != owner and kind in _WEI_KINDS) or (drawn and kind is _PENG_GROUP):
                 forced = seat
-        return forced
-
-    def _offer_peng(self, options: dict[int, list[Action]], card: int, owner: int) -> None:
-        """碰 for the seat holding a pair of ``card`` (one seat at most can), unless 臭."""
-        for seat in self._orders[owner][1:]:
-            st = self.seats[seat]
-            if st.hand[card] == 2:
-                if not (self.rules.chou_blocks_peng and card in st.chou):
-                    options.setdefault(seat, []).append(_PENG)
-                return
+        return forced, pair
 
     def _offer_chi(self, options: dict[int, list[Action]], card: int,
                    eaters: Sequence[int]) -> None:
@@ -819,7 +841,7 @@ class Hand:
         """Every action ``seat`` may take now (empty when nothing is asked of it)."""
         if self.phase is _DISCARDING and seat == self.turn:
             st = self.seats[seat]
-            return [_DISCARDS[c] for c, n in enumerate(st.hand) if 0 < n <= 2]
+            return [discard for discard, n in zip(_DISCARDS, st.hand, strict=True) if 0 < n <= 2]
         claim = self.claim
         if self.phase is _CLAIMING and claim is not None and seat in claim.options \
                 and seat not in claim.answers:
@@ -890,7 +912,7 @@ class Hand:
         if seat == self.dealer:
             self._dealer_discards += 1
         self.in_play = card
-        self._emit(_EV_DISCARD, seat, (card,))
+        self.events.append(_new_event(Event, (_EV_DISCARD, seat, (card,), False, "")))
         self._open_claim(card, seat, _ON_DISCARD, False)
 
     def _resolve(self) -> None:
@@ -948,8 +970,8 @@ class Hand:
     def _to_pile(self, seat: int, card: Card) -> None:
         """Nobody took ``card``: it goes to ``seat``'s pile and his 下家 draws."""
         self.seats[seat].pile.append(card)
-        self._emit(_EV_TO_PILE, seat, (card,))
-        self._draw(self.next_seat(seat))
+        self.events.append(_new_event(Event, (_EV_TO_PILE, seat, (card,), False, "")))
+        self._draw((seat + 1) % self.players)
 
     def _resolve_wins(self, claim: Claim) -> bool:
         """A 胡 answered wins (the first in priority order); whoever could win and did not
@@ -1088,16 +1110,16 @@ def _offered(action: Action, options: list[Action]) -> bool:
     return action in options
 
 
-_chi_memo: dict[int, tuple[Chi, ...]] = {}
+_chi_memo: list[dict[tuple[int, ...], tuple[Chi, ...]]] = [{} for _ in ALL_CARDS]
 
 
 def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
-    """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised on the
-    counts of the cards that share a shape with it."""
+    """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised per card
+    on the counts of the cards that share a shape with it (:func:`plans_key`)."""
+    memo = _chi_memo[card]
     key = plans_key(hand, card)
-    found = _chi_memo.get(key)
+    found = memo.get(key)
     if found is None:
-        found = tuple(Chi(p.eat, p.bi) for p in chi_options_counts(hand, card))
-        _chi_memo[key] = found
+        found = memo[key] = tuple([Chi(eat, bi) for eat, bi in chi_plans(hand, card)])
     return found
 
