@@ -18,7 +18,7 @@ from paohuzi.game.actions import Action, Pass
 from paohuzi.game.engine import Hand, Phase
 from paohuzi.players import Player, observation_for
 from paohuzi.server import settlement
-from paohuzi.server.connection import Client
+from paohuzi.server.connection import Client, to_json
 from paohuzi.server.delivery import Delivery, Frame
 from paohuzi.server.economy import check_entry
 from paohuzi.server.levels import level_of
@@ -29,7 +29,7 @@ from paohuzi.server.views import Body
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
 
-__all__ = ["ENTROPY_WAIT", "MIN_COMPUTER_DELAY", "Runtime", "wait_until"]
+__all__ = ["ENTROPY_WAIT", "MIN_COMPUTER_DELAY", "Runtime", "send_all", "wait_until"]
 
 log = logging.getLogger("paohuzi.server")
 
@@ -294,9 +294,18 @@ class Runtime:
             self.delivery.released(seat, self.decision_key(seat))
 
     async def send_state(self, client: Client, snapshot: bool = False) -> None:
+        """Send ``client`` what it is shown now, if that changed (``snapshot``: in full);
+        returns once its socket has taken it."""
+        text = self.state_text(client, snapshot)
+        if text is not None:
+            await client.send_text(text)
+
+    def state_text(self, client: Client, snapshot: bool = False) -> str | None:
+        """The state (or delta) message ``client`` is to be sent now, counted as sent;
+        None if what it can see has not changed."""
         frame = self.delivery.current
         if frame is None:
-            return
+            return None
         if snapshot or client.events_hand != frame.hand_no:
             client.events_sent = 0
             client.events_hand = frame.hand_no
@@ -304,10 +313,10 @@ class Runtime:
         if body is None:
             body = self._spectator_body(frame)
             if body is None:
-                return  # sent once the table has caught up (the last frame's release)
+                return None  # sent once the table has caught up (the last frame's release)
         start = body.start(client.events_sent)
         if not snapshot and body.hash == client.last_hash and start == body.count:
-            return  # nothing this seat can see changed (e.g. another seat's secret answer)
+            return None  # nothing this seat can see changed (e.g. another seat's secret answer)
         client.last_hash = body.hash
         client.events_sent = body.count
         client.sent += 1
@@ -319,8 +328,8 @@ class Runtime:
             text = body.delta_text(client.base, client.sent, start, deadline, next_deadline,
                                    turn_deadline)
         client.base = body
-        await client.send_text(text or body.message_text(client.sent, start, deadline,
-                                                         next_deadline, turn_deadline))
+        return text or body.message_text(client.sent, start, deadline, next_deadline,
+                                         turn_deadline)
 
     def _spectator_body(self, frame: Frame) -> Body | None:
         """What spectators see of ``frame``. A frame captured while nobody watched has
@@ -333,7 +342,16 @@ class Runtime:
         return body
 
     async def broadcast(self) -> None:
-        await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))
+        """Send every connection what it is shown now (what changed for it); returns
+        once every socket has taken its message (at once, unless one reads slowly)."""
+        waiting = []
+        for client in list(self.clients):
+            text = self.state_text(client)
+            writer = client.post(text) if text is not None else None
+            if writer is not None:
+                waiting.append(writer)
+        if waiting:
+            await asyncio.wait(waiting)
 
     def deadline_for(self, seat: int | None) -> float | None:
         """Seconds left to decide — told only to the seat that must decide."""
@@ -596,14 +614,12 @@ class Runtime:
 
     async def _send_presence(self) -> None:
         await asyncio.sleep(0)
-        message = self.presence()
-        await asyncio.gather(*(c.send_now(message) for c in list(self.clients)
-                               if c.presence))
+        await send_all([c for c in self.clients if c.presence], self.presence())
 
     def say(self, seat: int, chat_id: str) -> None:
         """A quick phrase or emote of ``seat`` to everyone at the table (its id only)."""
         message = {"type": "chat", "seat": seat, "id": chat_id}
-        self._spawn(_send_all(list(self.clients), message))
+        self._spawn(send_all(list(self.clients), message))
 
     def reserve_seat(self, player: int, nickname: str) -> int | None:
         """A computer seat of this hall room for ``player``, taken between hands (now if
@@ -664,8 +680,7 @@ class Runtime:
         if seats == self.presence_sent:
             return
         self.presence_sent = seats
-        message = {"type": "presence", "connected": seats}
-        await asyncio.gather(*(c.send_now(message) for c in list(self.clients)))
+        await send_all(list(self.clients), {"type": "presence", "connected": seats})
 
     async def _publish_commitment(self, hand_no: int) -> None:
         """The server's secret for the next hand, committed and published before any
@@ -720,8 +735,13 @@ async def wait_until(event: asyncio.Event, done: Callable[[], bool], timeout: fl
     return True
 
 
-async def _send_all(clients: list[Client], message: dict[str, Any]) -> None:
-    await asyncio.gather(*(c.send_now(message) for c in clients))
+async def send_all(clients: list[Client], message: dict[str, Any]) -> None:
+    """Send ``message`` to each of ``clients`` (encoded once); returns once every socket
+    has taken it."""
+    text = to_json(message)
+    waiting = [w for w in (c.post(text) for c in clients) if w is not None]
+    if waiting:
+        await asyncio.wait(waiting)
 
 
 def _loop_running() -> bool:
