@@ -53,6 +53,7 @@ class Runtime:
         self.lock = asyncio.Lock()
         self.clients: set[Client] = set()
         self.timer_task: asyncio.Task[None] | None = None
+        self.timer_wake: asyncio.TimerHandle | None = None  # starts timer_task when due
         self.bot_task: asyncio.Task[None] | None = None
         self.next_task: asyncio.Task[None] | None = None
         self.deliver_task: asyncio.Task[None] | None = None
@@ -133,6 +134,8 @@ class Runtime:
         for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task):
             if task is not None:
                 task.cancel()
+        if self.timer_wake is not None:
+            self.timer_wake.cancel()
         if self.settle_retry is not None:
             self.settle_retry.cancel()
 
@@ -459,14 +462,25 @@ class Runtime:
             if seat not in self.deadlines or self.deadlines[seat][0] != key:
                 self.deadlines[seat] = (key, now + self.table.config.timer)
                 changed = True
-        running = self.timer_task is not None and not self.timer_task.done()
+        running = self.timer_wake is not None or (
+            self.timer_task is not None and not self.timer_task.done())
         if running and not changed:
             return
-        if running:
-            assert self.timer_task is not None
+        if self.timer_wake is not None:
+            self.timer_wake.cancel()
+            self.timer_wake = None
+        if self.timer_task is not None and not self.timer_task.done():
             self.timer_task.cancel()
         if self.deadlines:
-            self.timer_task = self._spawn(self._timer())
+            # a timer, not a sleeping task: most decisions come before their deadline,
+            # and moving a timer costs far less than cancelling a task
+            first = min(deadline for _, deadline in self.deadlines.values())
+            self.timer_wake = asyncio.get_running_loop().call_later(
+                max(0.0, first - now), self._timer_due)
+
+    def _timer_due(self) -> None:
+        self.timer_wake = None
+        self.timer_task = self._spawn(self._timer())
 
     def _still_due(self, seat: int, key: tuple[Any, ...]) -> bool:
         return self.deadlines.get(seat, (None,))[0] == key and \
@@ -476,7 +490,9 @@ class Runtime:
         t = self.table
         while self.deadlines:
             seat, (key, deadline) = min(self.deadlines.items(), key=lambda kv: kv[1][1])
-            await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+            wait = deadline - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
             grace_key = (t.hand_no, seat)
             if seat in self.disconnected_at and grace_key not in self.grace_used \
                     and t.config.grace > 0:
