@@ -170,3 +170,17 @@ def test_the_rest_passes_results_and_errors_of_what_it_waits_on() -> None:
         return out
 
     assert asyncio.run(go()) == [7, -1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 125, 126, 1000, 1023, 65535, 65536])
+def test_text_frame_is_the_frame_websockets_writes(n: int) -> None:
+    from websockets.frames import Frame, Opcode
+
+    from paohuzi.server.transport import COMPRESS_MIN_BYTES, LargeOnlyDeflate, text_frame
+
+    data = ("大" * n).encode()[:n]
+    assert text_frame(data) == Frame(Opcode.TEXT, data).serialize(mask=False)
+    if n < COMPRESS_MIN_BYTES:  # what the server leaves uncompressed under deflate
+        deflate = LargeOnlyDeflate(False, False, 15, 15)
+        assert text_frame(data) == Frame(Opcode.TEXT, data).serialize(
+            mask=False, extensions=[deflate])
