@@ -5,24 +5,37 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections import deque
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.websockets import WebSocket
 
+from paohuzi.server.eager import start
 from paohuzi.server.storage import PlayerRecord
 from paohuzi.server.views import Body
 
-__all__ = ["SEND_TIMEOUT", "Client"]
+__all__ = ["SEND_TIMEOUT", "Client", "to_json"]
 
 SEND_TIMEOUT = 2.0
 """Seconds a connection may take to accept a message before it is cut off: a client that
 stops reading holds a table up once, for this long at most."""
 
+to_json = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)``, without building an encoder each call."""
+
 
 @dataclass(eq=False)
 class Client:
-    """One WebSocket connection."""
+    """One WebSocket connection.
+
+    Its messages leave in the order they are posted (:meth:`post`). A message the
+    socket takes at once is handed over in the poster's step; one that has to wait
+    (the client reads slowly), and every message posted after it, wait in
+    :attr:`outbox` for a writer task that sends them in order, each within
+    SEND_TIMEOUT, or cuts the connection off.
+    """
 
     ws: WebSocket
     player: PlayerRecord
@@ -38,24 +51,69 @@ class Client:
     dropped: bool = False
     presence: bool = False  # asked for the table's presence messages (issue 16)
     resync: bool | None = None  # a state to send after the lock: True a full snapshot
-    sending: asyncio.Lock = field(default_factory=asyncio.Lock)  # messages leave in order
+    outbox: deque[str] = field(default_factory=deque)  # messages waiting, in order
+    writer: asyncio.Task[None] | None = None  # sends the outbox while messages wait
 
     async def send_now(self, message: dict[str, Any]) -> None:
         """Send at once; a client that does not take it within SEND_TIMEOUT is cut off."""
-        await self.send_text(json.dumps(message, ensure_ascii=False))
+        await self.send_text(to_json(message))
 
     async def send_text(self, text: str) -> None:
-        """:meth:`send_now` of a message already encoded as JSON text."""
+        """:meth:`send_now` of a message already encoded as JSON text: returns once the
+        socket has taken it (or the connection has been cut off)."""
+        writer = self.post(text)
+        if writer is not None:
+            await asyncio.wait([writer])  # not cancelled with the caller: it sends on
+
+    def post(self, text: str) -> asyncio.Task[None] | None:
+        """Send ``text`` after every message posted before it: handed to the socket now
+        if nothing waits and the socket takes it at once (``None``), else queued for the
+        writer task, which is returned (awaiting it waits until the socket has taken
+        ``text``, or the connection has been cut off)."""
         if self.dropped:
-            return
-        async with self.sending:
-            try:
+            return self.writer
+        if self.writer is not None:
+            self.outbox.append(text)
+            return self.writer
+        try:
+            rest = start(self.ws.send_text(text))
+        except Exception:
+            return self._spawn(self._cut_off())
+        if rest is None:
+            return None
+        return self._spawn(self._drain(rest))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        self.writer = asyncio.get_running_loop().create_task(coro)
+        return self.writer
+
+    async def _drain(self, rest: Coroutine[Any, Any, None]) -> None:
+        """Finish the send that had to wait, then send the outbox, in order."""
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT):
+                await rest
+            while self.outbox:
+                text = self.outbox.popleft()
                 async with asyncio.timeout(SEND_TIMEOUT):
                     await self.ws.send_text(text)
-            except Exception:
-                self.dropped = True
-                with contextlib.suppress(Exception):
-                    await self.ws.close(code=1013)
+        except Exception:
+            await self._cut_off()
+        except BaseException:  # cancelled (the server stops): what waits is not sent
+            self.dropped = True
+            self.outbox.clear()
+            raise
+        finally:
+            self.writer = None
+
+    async def _cut_off(self) -> None:
+        """The client did not take a message in time (or its socket failed): drop it."""
+        self.dropped = True
+        self.outbox.clear()
+        try:
+            with contextlib.suppress(Exception):
+                await self.ws.close(code=1013)
+        finally:
+            self.writer = None
 
     def count_frame(self, now: float) -> int:
         """Count one incoming frame in this second's window; returns the window's count."""

@@ -18,7 +18,7 @@ from paohuzi.game.actions import Action, Pass
 from paohuzi.game.engine import Hand, Phase
 from paohuzi.players import Player, observation_for
 from paohuzi.server import settlement
-from paohuzi.server.connection import Client
+from paohuzi.server.connection import Client, to_json
 from paohuzi.server.delivery import Delivery, Frame
 from paohuzi.server.economy import check_entry
 from paohuzi.server.levels import level_of
@@ -29,7 +29,7 @@ from paohuzi.server.views import Body
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
 
-__all__ = ["ENTROPY_WAIT", "MIN_COMPUTER_DELAY", "Runtime", "wait_until"]
+__all__ = ["ENTROPY_WAIT", "MIN_COMPUTER_DELAY", "Runtime", "send_all", "wait_until"]
 
 log = logging.getLogger("paohuzi.server")
 
@@ -53,6 +53,7 @@ class Runtime:
         self.lock = asyncio.Lock()
         self.clients: set[Client] = set()
         self.timer_task: asyncio.Task[None] | None = None
+        self.timer_wake: asyncio.TimerHandle | None = None  # starts timer_task when due
         self.bot_task: asyncio.Task[None] | None = None
         self.next_task: asyncio.Task[None] | None = None
         self.deliver_task: asyncio.Task[None] | None = None
@@ -133,6 +134,8 @@ class Runtime:
         for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task):
             if task is not None:
                 task.cancel()
+        if self.timer_wake is not None:
+            self.timer_wake.cancel()
         if self.settle_retry is not None:
             self.settle_retry.cancel()
 
@@ -294,9 +297,18 @@ class Runtime:
             self.delivery.released(seat, self.decision_key(seat))
 
     async def send_state(self, client: Client, snapshot: bool = False) -> None:
+        """Send ``client`` what it is shown now, if that changed (``snapshot``: in full);
+        returns once its socket has taken it."""
+        text = self.state_text(client, snapshot)
+        if text is not None:
+            await client.send_text(text)
+
+    def state_text(self, client: Client, snapshot: bool = False) -> str | None:
+        """The state (or delta) message ``client`` is to be sent now, counted as sent;
+        None if what it can see has not changed."""
         frame = self.delivery.current
         if frame is None:
-            return
+            return None
         if snapshot or client.events_hand != frame.hand_no:
             client.events_sent = 0
             client.events_hand = frame.hand_no
@@ -304,10 +316,10 @@ class Runtime:
         if body is None:
             body = self._spectator_body(frame)
             if body is None:
-                return  # sent once the table has caught up (the last frame's release)
+                return None  # sent once the table has caught up (the last frame's release)
         start = body.start(client.events_sent)
         if not snapshot and body.hash == client.last_hash and start == body.count:
-            return  # nothing this seat can see changed (e.g. another seat's secret answer)
+            return None  # nothing this seat can see changed (e.g. another seat's secret answer)
         client.last_hash = body.hash
         client.events_sent = body.count
         client.sent += 1
@@ -319,8 +331,8 @@ class Runtime:
             text = body.delta_text(client.base, client.sent, start, deadline, next_deadline,
                                    turn_deadline)
         client.base = body
-        await client.send_text(text or body.message_text(client.sent, start, deadline,
-                                                         next_deadline, turn_deadline))
+        return text or body.message_text(client.sent, start, deadline, next_deadline,
+                                         turn_deadline)
 
     def _spectator_body(self, frame: Frame) -> Body | None:
         """What spectators see of ``frame``. A frame captured while nobody watched has
@@ -333,7 +345,16 @@ class Runtime:
         return body
 
     async def broadcast(self) -> None:
-        await asyncio.gather(*(self.send_state(c) for c in list(self.clients)))
+        """Send every connection what it is shown now (what changed for it); returns
+        once every socket has taken its message (at once, unless one reads slowly)."""
+        waiting = []
+        for client in list(self.clients):
+            text = self.state_text(client)
+            writer = client.post(text) if text is not None else None
+            if writer is not None:
+                waiting.append(writer)
+        if waiting:
+            await asyncio.wait(waiting)
 
     def deadline_for(self, seat: int | None) -> float | None:
         """Seconds left to decide — told only to the seat that must decide."""
@@ -441,14 +462,25 @@ class Runtime:
             if seat not in self.deadlines or self.deadlines[seat][0] != key:
                 self.deadlines[seat] = (key, now + self.table.config.timer)
                 changed = True
-        running = self.timer_task is not None and not self.timer_task.done()
+        running = self.timer_wake is not None or (
+            self.timer_task is not None and not self.timer_task.done())
         if running and not changed:
             return
-        if running:
-            assert self.timer_task is not None
+        if self.timer_wake is not None:
+            self.timer_wake.cancel()
+            self.timer_wake = None
+        if self.timer_task is not None and not self.timer_task.done():
             self.timer_task.cancel()
         if self.deadlines:
-            self.timer_task = self._spawn(self._timer())
+            # a timer, not a sleeping task: most decisions come before their deadline,
+            # and moving a timer costs far less than cancelling a task
+            first = min(deadline for _, deadline in self.deadlines.values())
+            self.timer_wake = asyncio.get_running_loop().call_later(
+                max(0.0, first - now), self._timer_due)
+
+    def _timer_due(self) -> None:
+        self.timer_wake = None
+        self.timer_task = self._spawn(self._timer())
 
     def _still_due(self, seat: int, key: tuple[Any, ...]) -> bool:
         return self.deadlines.get(seat, (None,))[0] == key and \
@@ -458,7 +490,9 @@ class Runtime:
         t = self.table
         while self.deadlines:
             seat, (key, deadline) = min(self.deadlines.items(), key=lambda kv: kv[1][1])
-            await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+            wait = deadline - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
             grace_key = (t.hand_no, seat)
             if seat in self.disconnected_at and grace_key not in self.grace_used \
                     and t.config.grace > 0:
@@ -596,14 +630,12 @@ class Runtime:
 
     async def _send_presence(self) -> None:
         await asyncio.sleep(0)
-        message = self.presence()
-        await asyncio.gather(*(c.send_now(message) for c in list(self.clients)
-                               if c.presence))
+        await send_all([c for c in self.clients if c.presence], self.presence())
 
     def say(self, seat: int, chat_id: str) -> None:
         """A quick phrase or emote of ``seat`` to everyone at the table (its id only)."""
         message = {"type": "chat", "seat": seat, "id": chat_id}
-        self._spawn(_send_all(list(self.clients), message))
+        self._spawn(send_all(list(self.clients), message))
 
     def reserve_seat(self, player: int, nickname: str) -> int | None:
         """A computer seat of this hall room for ``player``, taken between hands (now if
@@ -664,8 +696,7 @@ class Runtime:
         if seats == self.presence_sent:
             return
         self.presence_sent = seats
-        message = {"type": "presence", "connected": seats}
-        await asyncio.gather(*(c.send_now(message) for c in list(self.clients)))
+        await send_all(list(self.clients), {"type": "presence", "connected": seats})
 
     async def _publish_commitment(self, hand_no: int) -> None:
         """The server's secret for the next hand, committed and published before any
@@ -720,8 +751,13 @@ async def wait_until(event: asyncio.Event, done: Callable[[], bool], timeout: fl
     return True
 
 
-async def _send_all(clients: list[Client], message: dict[str, Any]) -> None:
-    await asyncio.gather(*(c.send_now(message) for c in clients))
+async def send_all(clients: list[Client], message: dict[str, Any]) -> None:
+    """Send ``message`` to each of ``clients`` (encoded once); returns once every socket
+    has taken it."""
+    text = to_json(message)
+    waiting = [w for w in (c.post(text) for c in clients) if w is not None]
+    if waiting:
+        await asyncio.wait(waiting)
 
 
 def _loop_running() -> bool:

@@ -47,6 +47,11 @@ class StoredGame:
     room_ended: bool
 
 
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)`` without building an encoder each call (a log
+entry is written per action)."""
+
+
 def hash_token(token: str) -> str:
     """Tokens are stored hashed: a leaked database does not leak sessions."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -234,7 +239,7 @@ class SQLiteStorage:
         with self._lock:
             seq = self._log_seq(room)
             self._db.execute("INSERT INTO table_log (room, seq, entry) VALUES (?, ?, ?)",
-                             (room, seq, json.dumps(entry, ensure_ascii=False)))
+                             (room, seq, _to_json(entry)))
             self._next_seq[room] = seq + 1
         return seq
 

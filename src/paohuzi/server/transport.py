@@ -11,12 +11,16 @@ WebSocket messages are compressed (permessage-deflate, RFC 7692, when the client
 it) only from :data:`COMPRESS_MIN_BYTES` up: most messages (acks, a claim window's
 state change, deltas) are a few hundred bytes, which compression barely shrinks and
 which cost the server a compressor pass each; RFC 7692 lets a sender leave any message
-uncompressed (its RSV1 bit clear), and every client reads both.
+uncompressed (its RSV1 bit clear), and every client reads both. Such a message, when the
+socket can take it at once, is framed here (:func:`text_frame`: two to four bytes of
+header) and written, without the ``websockets`` per-frame objects; anything else goes
+the library's way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import struct
 from typing import Any
 
 import h11
@@ -28,11 +32,12 @@ from websockets.extensions.permessage_deflate import (
     ServerPerMessageDeflateFactory,
 )
 from websockets.frames import Frame, Opcode
+from websockets.protocol import State
 
 from paohuzi.server.limits import Limits
 
 __all__ = ["COMPRESS_MIN_BYTES", "GuardedH11Protocol", "LargeOnlyDeflate",
-           "SmallPlainWebSocketProtocol", "uvicorn_config"]
+           "SmallPlainWebSocketProtocol", "text_frame", "uvicorn_config"]
 
 COMPRESS_MIN_BYTES = 1024
 """WebSocket messages shorter than this (bytes of UTF-8) are sent uncompressed."""
@@ -110,9 +115,27 @@ class _LargeOnlyDeflateFactory(ServerPerMessageDeflateFactory):
             ext.remote_max_window_bits, ext.local_max_window_bits, ext.compress_settings)
 
 
+def text_frame(data: bytes) -> bytes:
+    """A server's (unmasked) one-frame, uncompressed text message of ``data`` (RFC 6455
+    §5.2), as ``websockets`` frames it.
+
+    >>> text_frame(b"hi")
+    b'\\x81\\x02hi'
+    >>> text_frame(b"x" * 300)[:4]
+    b'\\x81~\\x01,'
+    """
+    n = len(data)
+    if n < 126:
+        return bytes((0x81, n)) + data
+    if n < 65536:
+        return struct.pack("!BBH", 0x81, 126, n) + data
+    return struct.pack("!BBQ", 0x81, 127, n) + data
+
+
 class SmallPlainWebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol (the ``websockets`` sans-I/O one, its default) with
-    :class:`LargeOnlyDeflate` in place of plain permessage-deflate, same settings."""
+    :class:`LargeOnlyDeflate` in place of plain permessage-deflate, same settings, and a
+    short way for the messages it leaves uncompressed (:meth:`send`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -123,6 +146,28 @@ class SmallPlainWebSocketProtocol(WebSocketsSansIOProtocol):
                 client_max_window_bits=f.client_max_window_bits,
                 compress_settings=f.compress_settings)
             if isinstance(f, ServerPerMessageDeflateFactory) else f for f in offered]
+
+    async def send(self, message: Any) -> None:
+        """uvicorn's ``send``; a text message that would go uncompressed, on an open
+        connection whose socket takes it at once, is framed and written here, as uvicorn
+        would (same bytes, same order: nothing of the library's waits to be written)."""
+        text = message.get("text") if message["type"] == "websocket.send" else None
+        if text is not None and message.get("bytes") is None and self._plain_now():
+            data = text.encode()
+            if len(data) < COMPRESS_MIN_BYTES or not self.conn.extensions:
+                self.transport.write(text_frame(data))
+                return
+        await super().send(message)
+
+    def _plain_now(self) -> bool:
+        """uvicorn would write a data frame now, without waiting, and the library would
+        frame it as :func:`text_frame` does (no extension but :class:`LargeOnlyDeflate`)."""
+        conn = self.conn
+        return self.writable.is_set() and not self.disconnected \
+            and self.handshake_complete and self.initial_response is None \
+            and not self.close_sent and conn.state is State.OPEN \
+            and not conn.expect_continuation_frame and not conn.writes \
+            and all(type(e) is LargeOnlyDeflate for e in conn.extensions)
 
 
 def uvicorn_config(app: Any, host: str, port: int, limits: Limits | None = None,
