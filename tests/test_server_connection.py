@@ -184,3 +184,12 @@ def test_text_frame_is_the_frame_websockets_writes(n: int) -> None:
         deflate = LargeOnlyDeflate(False, False, 15, 15)
         assert text_frame(data) == Frame(Opcode.TEXT, data).serialize(
             mask=False, extensions=[deflate])
+
+
+def test_short_send_path_falls_back_when_the_library_names_differ() -> None:
+    """The short path reads uvicorn's and websockets' attributes: where a release
+    lacks one, it answers "not now" (uvicorn's own send is used), never AttributeError."""
+    from paohuzi.server.transport import SmallPlainWebSocketProtocol
+
+    bare = SmallPlainWebSocketProtocol.__new__(SmallPlainWebSocketProtocol)
+    assert bare._plain_now() is False

@@ -162,12 +162,15 @@ class SmallPlainWebSocketProtocol(WebSocketsSansIOProtocol):
     def _plain_now(self) -> bool:
         """uvicorn would write a data frame now, without waiting, and the library would
         frame it as :func:`text_frame` does (no extension but :class:`LargeOnlyDeflate`)."""
-        conn = self.conn
-        return self.writable.is_set() and not self.disconnected \
-            and self.handshake_complete and self.initial_response is None \
-            and not self.close_sent and conn.state is State.OPEN \
-            and not conn.expect_continuation_frame and not conn.writes \
-            and all(type(e) is LargeOnlyDeflate for e in conn.extensions)
+        try:
+            conn = self.conn
+            return bool(self.writable.is_set() and not self.disconnected
+                        and self.handshake_complete and self.initial_response is None
+                        and not self.close_sent and conn.state is State.OPEN
+                        and not conn.expect_continuation_frame and not conn.writes
+                        and all(type(e) is LargeOnlyDeflate for e in conn.extensions))
+        except AttributeError:  # a uvicorn or websockets release that names these otherwise
+            return False
 
 
 def uvicorn_config(app: Any, host: str, port: int, limits: Limits | None = None,
