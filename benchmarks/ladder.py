@@ -187,6 +187,9 @@ def markdown(data: dict[str, Any], levels: Sequence[str]) -> str:
     for level in levels:
         played = [(r, side) for r in pairings.values() for side in ("a", "b")
                   if r[side] == level]
+        if not played:
+            lines.append(f"| {level} | missing | | | | 0 | 0 |")
+            continue
         cpu = merge(r[f"cpu_{side}"] for r, side in played)
         wall = merge(r[f"wall_{side}"] for r, side in played)
         lines.append(

@@ -92,6 +92,7 @@ def test_missing_pairings_are_named(tmp_path: Path, capsys: pytest.CaptureFixtur
     text = ladder.markdown(data, [*LEVELS, "normal"])
     assert "| normal | missing | missing | missing | — |" in text
     assert "| normal > heuristic | missing |" in text
+    assert "| normal | missing | | | | 0 | 0 |" in text  # no decision times made up
     assert "Missing pairings: random vs normal, easy vs normal, heuristic vs normal, " \
         "normal vs random, normal vs easy, normal vs heuristic." in text
 
