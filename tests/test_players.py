@@ -201,6 +201,11 @@ def test_arena_report_structure_and_determinism(tmp_path):
     paths = write_report(a, tmp_path)
     text = (tmp_path / "report.md").read_text()
     assert "| seat slot | player | points / hand | 95% CI (by deal)" in text
+    assert "| decision p50 | p99 | CPU p50 | CPU p99 | decisions |" in text
+    heuristic = a.players[0]
+    assert 0 < heuristic.cpu_p50_ms <= heuristic.cpu_p99_ms
+    assert [len(s) for s in a.cpu_samples] == [p.decisions for p in a.players]
+    assert [len(s) for s in a.wall_samples] == [p.decisions for p in a.players]
     assert text.count("| heuristic |") == 1 and "| easy |" in text
     assert (tmp_path / "cumulative.png") in paths
     assert (tmp_path / "cumulative.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -6,7 +6,9 @@ player sits in every seat — the dealer's included — with the same cards
 reports mean points per hand with a 95% confidence interval clustered by deal
 (the deal is the unit: a player's points are averaged over the rotations of one
 deal, and the interval is mean ± 1.96 · sd / √deals of those per-deal means),
-its 胡 rate, mean winning 胡息, the 荒庄 rate and decision times (p50/p99).
+its 胡 rate, mean winning 胡息, the 荒庄 rate and decision times (p50/p99), both
+wall time and CPU time (``time.thread_time``: the deciding thread's CPU, which
+other work on a shared machine does not inflate).
 
 The run is deterministic for a seed: deal ``i`` is dealt from a seed derived
 from the run's seed and every player's seed from (run seed, deal, rotation,
@@ -65,7 +67,8 @@ class DealOutcome:
     win_huxi: list[int]
     draws: int
     hands: int
-    times: list[list[float]]  # per slot: decision times in seconds
+    times: list[list[float]]  # per slot: decision wall times in seconds
+    cpu_times: list[list[float]] = field(default_factory=list)  # per slot: thread CPU seconds
 
 
 @dataclass
@@ -79,6 +82,8 @@ class PlayerStats:
     p50_ms: float
     p99_ms: float
     decisions: int
+    cpu_p50_ms: float = 0.0
+    cpu_p99_ms: float = 0.0
 
 
 @dataclass
@@ -92,6 +97,8 @@ class ArenaReport:
     jobs: int
     seconds: float
     cumulative: list[list[float]] = field(default_factory=list)  # per slot, per deal
+    wall_samples: list[list[float]] = field(default_factory=list)  # per slot: seconds
+    cpu_samples: list[list[float]] = field(default_factory=list)  # per slot: thread CPU s
 
     def markdown(self) -> str:
         lines = [
@@ -102,16 +109,19 @@ class ArenaReport:
             f"{self.seconds:.0f} s. 荒庄 rate {100 * self.draw_rate:.1f}%.",
             "",
             "| seat slot | player | points / hand | 95% CI (by deal) | 胡 rate | mean winning 胡息 "
-            "| decision p50 | p99 | decisions |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| decision p50 | p99 | CPU p50 | CPU p99 | decisions |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for i, p in enumerate(self.players):
             lines.append(
                 f"| {i} | {p.name} | {p.mean:+.2f} | [{p.low:+.2f}, {p.high:+.2f}] | "
                 f"{100 * p.hu_rate:.1f}% | {p.mean_win_huxi:.1f} | {p.p50_ms:.2f} ms | "
-                f"{p.p99_ms:.2f} ms | {p.decisions} |")
+                f"{p.p99_ms:.2f} ms | {p.cpu_p50_ms:.2f} ms | {p.cpu_p99_ms:.2f} ms | "
+                f"{p.decisions} |")
         lines += ["", "Points per hand are what the player won or lost per hand it played; "
-                  "the interval treats each deal (all its rotations) as one observation.", ""]
+                  "the interval treats each deal (all its rotations) as one observation. "
+                  "Decision times count decisions with more than one legal action: wall "
+                  "time, then CPU time of the deciding thread.", ""]
         return "\n".join(lines)
 
 
@@ -119,7 +129,8 @@ def _play_deal(args: tuple[Sequence[str], int, int, dict[str, Any]]) -> DealOutc
     names, seed, deal_index, rules_dict = args
     rules = Ruleset.from_dict(rules_dict)
     n = len(names)
-    out = DealOutcome([0.0] * n, [0] * n, [0] * n, 0, 0, [[] for _ in range(n)])
+    out = DealOutcome([0.0] * n, [0] * n, [0] * n, 0, 0, [[] for _ in range(n)],
+                      [[] for _ in range(n)])
     deal_seed = hand_seed(seed, deal_index)
     for rotation in range(n):
         # slot j sits at seat (j + rotation) % n; seat 0 deals
@@ -134,8 +145,10 @@ def _play_deal(args: tuple[Sequence[str], int, int, dict[str, Any]]) -> DealOutc
             legal = hand.legal_actions(seat)
             player = players[seat]
             start = time.perf_counter()
+            cpu_start = time.thread_time()
             action = player.choose(observation_for(player, hand, seat), legal)
             if len(legal) > 1:
+                out.cpu_times[slot_at[seat]].append(time.thread_time() - cpu_start)
                 out.times[slot_at[seat]].append(time.perf_counter() - start)
             hand.act(seat, action)
         result = hand.result
@@ -184,6 +197,8 @@ def run_arena(names: Sequence[str], deals: int, seed: int, rules: Ruleset | None
     rotations = n
     stats = []
     cumulative: list[list[float]] = [[] for _ in range(n)]
+    wall_samples: list[list[float]] = []
+    cpu_samples: list[list[float]] = []
     for j, name in enumerate(names):
         per_deal = [o.points[j] / rotations for o in outcomes]
         running = 0.0
@@ -193,13 +208,18 @@ def run_arena(names: Sequence[str], deals: int, seed: int, rules: Ruleset | None
         mean, low, high = clustered_ci(per_deal)
         wins = sum(o.wins[j] for o in outcomes)
         times = [t for o in outcomes for t in o.times[j]]
+        cpu = [t for o in outcomes for t in o.cpu_times[j]]
+        wall_samples.append(times)
+        cpu_samples.append(cpu)
         stats.append(PlayerStats(
             name, mean, low, high, wins / (deals * rotations),
             sum(o.win_huxi[j] for o in outcomes) / wins if wins else 0.0,
-            1000 * _percentile(times, 0.5), 1000 * _percentile(times, 0.99), len(times)))
+            1000 * _percentile(times, 0.5), 1000 * _percentile(times, 0.99), len(times),
+            1000 * _percentile(cpu, 0.5), 1000 * _percentile(cpu, 0.99)))
     hands = sum(o.hands for o in outcomes)
     return ArenaReport(stats, deals, hands, sum(o.draws for o in outcomes) / max(hands, 1),
-                       seed, rules.name, jobs, time.perf_counter() - start, cumulative)
+                       seed, rules.name, jobs, time.perf_counter() - start, cumulative,
+                       wall_samples, cpu_samples)
 
 
 def _progress(stream: TextIO | None, done: int, total: int) -> None:

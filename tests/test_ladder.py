@@ -1,0 +1,108 @@
+"""``benchmarks/ladder.py``: every level against every other on the same duplicate deals."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+LEVELS = ["random", "easy", "heuristic"]
+
+
+def ladder_module() -> ModuleType:
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ladder.py"
+    spec = importlib.util.spec_from_file_location("ladder_benchmark", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(ladder: ModuleType, out: Path, capsys: pytest.CaptureFixture[str],
+        *extra: str) -> str:
+    assert ladder.main(["--levels", ",".join(LEVELS), "--deals", "3", "--seed", "5",
+                        "--out", str(out), *extra]) == 0
+    return capsys.readouterr().out
+
+
+def test_ladder_output_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    ladder = ladder_module()
+    out = tmp_path / "ladder.json"
+    text = run(ladder, out, capsys)
+    data = json.loads(out.read_text())
+    pairs = {f"{a} vs {b}" for a in LEVELS for b in LEVELS if a != b}
+    assert set(data["pairings"]) == pairs
+    assert (data["seed"], data["deals"]) == (5, 3)
+    for key, r in data["pairings"].items():
+        assert key == f"{r['a']} vs {r['b']}"
+        assert r["hands"] == 9 and r["low"] <= r["points"] <= r["high"]
+        assert sum(r["cpu_a"].values()) > 0 and sum(r["cpu_b"].values()) > 0
+    # the matrix: one row per level, a dash on the diagonal, every cell filled
+    assert "| A \\ two B | random | easy | heuristic |" in text
+    rows = [line for line in text.splitlines() if line.startswith(("| random |", "| easy |",
+                                                                   "| heuristic |"))]
+    matrix = rows[:3]
+    assert [row.count("—") for row in matrix] == [1, 1, 1]
+    r = data["pairings"]["heuristic vs easy"]
+    assert f"{r['points']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}]" in matrix[2]
+    assert "| easy > random |" in text and "| heuristic > easy |" in text
+    assert "| level | decision CPU p50 | CPU p99 | wall p50 | wall p99 |" in text
+    assert "Missing pairings: none." in text
+
+    # resuming: a finished pairing is not played again, a missing one is (the same deals)
+    removed = data["pairings"].pop("easy vs heuristic")
+    out.write_text(json.dumps(data))
+    played: list[tuple[str, str]] = []
+    original = ladder.play_pairing
+
+    def spy(a: str, b: str, *args: Any) -> dict[str, Any]:
+        played.append((a, b))
+        result: dict[str, Any] = original(a, b, *args)
+        return result
+
+    monkeypatch.setattr(ladder, "play_pairing", spy)
+    run(ladder, out, capsys)
+    assert played == [("easy", "heuristic")]
+    again = json.loads(out.read_text())["pairings"]
+    assert again["easy vs heuristic"]["points"] == removed["points"]
+    assert {k: v["points"] for k, v in again.items()} == \
+        {k: v["points"] for k, v in data["pairings"].items()} | {"easy vs heuristic":
+                                                                   removed["points"]}
+    run(ladder, out, capsys)
+    assert played == [("easy", "heuristic")]  # nothing left to play
+
+    # a file of other settings is refused, not mixed in
+    with pytest.raises(ladder.LadderFileMismatch, match="seed=5"):
+        ladder.main(["--levels", ",".join(LEVELS), "--deals", "3", "--seed", "6",
+                     "--out", str(out)])
+
+
+def test_missing_pairings_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ladder = ladder_module()
+    out = tmp_path / "ladder.json"
+    run(ladder, out, capsys)
+    data = json.loads(out.read_text())
+    text = ladder.markdown(data, [*LEVELS, "normal"])
+    assert "| normal | missing | missing | missing | — |" in text
+    assert "| normal > heuristic | missing |" in text
+    assert "| normal | missing | | | | 0 | 0 |" in text  # no decision times made up
+    assert "Missing pairings: random vs normal, easy vs normal, heuristic vs normal, " \
+        "normal vs random, normal vs easy, normal vs heuristic." in text
+
+
+def test_percentiles_from_histograms() -> None:
+    ladder = ladder_module()
+    # the arena's rule: the sample of rank int(q * n) in sorted order, here 1 ms, 10 ms, 1 s
+    counts = ladder.histogram([0.001] * 51 + [0.010] * 48 + [1.0])
+    assert sum(counts.values()) == 100
+    assert 1.0 <= ladder.percentile_ms(counts, 0.5) <= 1.05
+    assert 10.0 <= ladder.percentile_ms(counts, 0.98) <= 10.5
+    assert 1000.0 <= ladder.percentile_ms(counts, 0.99) <= 1050.0
+    assert ladder.percentile_ms({}, 0.99) == 0.0
