@@ -443,6 +443,8 @@ def test_keyboard_only_a_claim_and_a_discard_the_clocks_and_cards_on_the_move(br
     after_chi = follow(6, seen, chosen)
     page.wait_for_selector("body > .group.ghost.moving", state="attached", timeout=3000)
     shot(page, "keyboard-desktop")
+    # the eaten card's flight ends (its ghost is removed) before reduced motion is asked for
+    page.wait_for_selector(".moving", state="detached", timeout=5000)
     # the discard, by keyboard: a card is focused, Enter selects it, Enter discards it
     page.emulate_media(reduced_motion="reduce")
     tab_to(".mine .hand-card:not(.locked)")
