@@ -10,11 +10,9 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
-import httpx
-from server_util import free_port
+from server_util import free_port, wait_until_serving
 
 
 class Process:
@@ -33,17 +31,7 @@ class Process:
             command,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env={**os.environ, "PAOHUZI_DEBUG_STATE_HASH": "1"})
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.proc.stderr.read().decode()[-2000:]}"
-                                   if self.proc.stderr else "server exited")
-            try:
-                httpx.get(f"{self.base}/api/rooms/x", timeout=0.5)
-                return
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        raise RuntimeError("server did not start")
+        wait_until_serving(self.base, timeout=30, proc=self.proc)
 
     @property
     def base(self) -> str:

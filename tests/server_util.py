@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +21,34 @@ from paohuzi.server.transport import uvicorn_config
 
 FAST_WINDOW = 0.05
 """The claim window of the rooms tests make, unless they say otherwise (seconds)."""
+
+
+def until(check: Any, timeout: float = 15.0) -> Any:
+    """Call ``check`` every 50 ms until it answers something true or ``timeout`` seconds
+    pass; its last answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)
+
+
+def wait_until_serving(base: str, timeout: float = 20.0,
+                       proc: subprocess.Popen[bytes] | None = None) -> None:
+    """Wait until a server process a test started answers HTTP at ``base``; a process
+    that exits first is reported with the end of its standard error."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited: {proc.stderr.read().decode()[-2000:]}"
+                               if proc.stderr else "server exited")
+        try:
+            httpx.get(f"{base}/api/rooms/x", timeout=0.5)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    raise RuntimeError("server did not start")
 
 
 def free_port() -> int:

@@ -7,11 +7,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
-import httpx
 import pytest
-from server_util import free_port
+from server_util import free_port, wait_until_serving
 
 pytest.importorskip("starlette")
 
@@ -26,14 +24,7 @@ def _serve(database: str, port: int) -> subprocess.Popen[bytes]:
 
 
 def _wait_up(port: int) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/api/cards", timeout=0.5)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    raise RuntimeError("server did not start")
+    wait_until_serving(f"http://127.0.0.1:{port}")
 
 
 def test_a_second_server_on_one_database_refuses_and_kill9_frees_it(tmp_path):

@@ -9,12 +9,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from typing import Any
 
 import httpx
 import pytest
-from server_util import free_port
+from server_util import free_port, wait_until_serving
 
 from paohuzi.server.client import BotClient
 
@@ -38,14 +37,7 @@ class ServerProcess:
             [sys.executable, "-m", "paohuzi", "serve", "--port", str(self.port),
              "--database", self.database], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env={**os.environ, "PAOHUZI_DEBUG_STATE_HASH": "1"})
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(f"{self.base}/api/rooms/x", timeout=0.5)
-                return
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        raise RuntimeError("server did not start")
+        wait_until_serving(self.base)
 
     def kill9(self) -> None:
         assert self.proc is not None

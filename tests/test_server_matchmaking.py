@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_util import live_server
+from server_util import live_server, until
 
 pytest.importorskip("starlette")
 websockets = pytest.importorskip("websockets")
@@ -43,15 +43,6 @@ def auth(token: str) -> dict[str, str]:
 def client_from(address: str) -> httpx.Client:
     """An HTTP client whose requests come from ``address`` (a loopback address)."""
     return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10)
-
-
-def until(check: Any, timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(0.05)
 
 
 # ---- the queue itself ------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from cluster_util import Process
+from server_util import until
 
 pytest.importorskip("psycopg")
 pytest.importorskip("redis")
@@ -41,15 +42,6 @@ def queue(http: httpx.Client, proc: Process, token: str, preset: str) -> dict[st
 
 def status(http: httpx.Client, proc: Process, token: str) -> dict[str, Any]:
     return dict(http.get(f"{proc.base}/api/match", headers=auth(token)).json())
-
-
-def until(check: Any, timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(0.05)
 
 
 def test_two_people_queued_on_two_processes_meet(postgres_url: str, redis_url: str) -> None:
