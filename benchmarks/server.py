@@ -191,7 +191,7 @@ async def load(ports: list[int], watched: Watched, args: argparse.Namespace,
     starts = [rng.uniform(0, args.stagger) for _ in codes]
     bots = [BotClient(f"ws://127.0.0.1:{ports[t % len(ports)]}/ws/{code}", tokens[s], seat=s,
                       seed=args.seed + t * 3 + s, think=args.think, jitter=args.jitter,
-                      keep_messages=False)
+                      transport=args.client, keep_messages=False)
             for t, code in enumerate(codes) for s in range(3)]
     total = args.stagger + args.seconds
 
@@ -524,6 +524,11 @@ def main() -> None:
     parser.add_argument("--client-loop", choices=["uvloop", "asyncio"], default="uvloop",
                         help="the load clients' event loop (uvloop: less CPU per action, "
                              "as the servers' uvicorn uses)")
+    parser.add_argument("--client", choices=["picows", "websockets"], default="picows",
+                        help="the load clients' WebSocket library (picows: frames handled "
+                             "in a callback, no task per message, so the clients take "
+                             "little of the cores the servers share; it does not ask for "
+                             "compression)")
     parser.add_argument("--server-cpus", type=cpu_list, default=None,
                         help="run the server processes on these CPUs only (e.g. 0,1)")
     parser.add_argument("--load-cpus", type=cpu_list, default=None,
@@ -535,7 +540,8 @@ def main() -> None:
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    print(f"{os.cpu_count()} cores, servers and load clients on this machine; think "
+    print(f"{os.cpu_count()} cores, servers and load clients ({args.client}, "
+          f"{args.client_loop}) on this machine; think "
           f"{args.think} s ± {100 * args.jitter:.0f}%, starts over {args.stagger:.0f} s, "
           f"window {args.seconds:.0f} s; load average at start {os.getloadavg()[0]:.2f}",
           flush=True)

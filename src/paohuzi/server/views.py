@@ -150,11 +150,28 @@ def _member(was: Any, value: Any, depth: int, path: str, set_: dict[str, Any],
         set_[path] = value
 
 
-def apply_changes(state: dict[str, Any], set_: dict[str, Any], unset: list[str]
-                  ) -> dict[str, Any]:
+def apply_changes(state: dict[str, Any], set_: dict[str, Any], unset: list[str],
+                  copy: bool = True) -> dict[str, Any]:
     """``state`` with :func:`changes`' ``set`` and ``unset`` applied (a new object:
-    what is changed is copied, nothing in ``state`` is modified). What a client does
-    with a ``delta`` message (docs/protocol.md)."""
+    what is changed is copied, nothing in ``state`` is modified; ``copy=False``:
+    ``state`` itself, changed in place, for a client that keeps no older state). What a
+    client does with a ``delta`` message (docs/protocol.md).
+
+    >>> state = {"view": {"wall": 40, "seats": [{"pile": ""}]}, "claim": 1}
+    >>> new = apply_changes(state, {"view.wall": 39, "view.seats.0.pile": "五"}, ["claim"])
+    >>> new, state["view"]["wall"]
+    ({'view': {'wall': 39, 'seats': [{'pile': '五'}]}}, 40)
+    >>> apply_changes(state, {"view.wall": 39}, ["claim"], copy=False) is state, state
+    (True, {'view': {'wall': 39, 'seats': [{'pile': ''}]}})
+    """
+    if not copy:
+        for path, value in set_.items():
+            parent, key = _container(state, path)
+            parent[key] = value
+        for path in unset:
+            parent, key = _container(state, path)
+            del parent[key]
+        return state
     out = dict(state)
     copied: set[int] = {id(out)}
     for path, value in set_.items():
@@ -164,6 +181,16 @@ def apply_changes(state: dict[str, Any], set_: dict[str, Any], unset: list[str]
         parent, key = _parent(out, path, copied)
         del parent[key]
     return out
+
+
+def _container(root: dict[str, Any], path: str) -> tuple[Any, Any]:
+    """The container holding ``path``'s last key, and that key (nothing copied)."""
+    steps = path.split(".")
+    node: Any = root
+    for step in steps[:-1]:
+        node = node[int(step)] if type(node) is list else node[step]
+    last = steps[-1]
+    return node, int(last) if type(node) is list else last
 
 
 def _parent(root: dict[str, Any], path: str, copied: set[int]) -> tuple[Any, Any]:
