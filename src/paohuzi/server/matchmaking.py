@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.players import PLAYER_NAMES
-from paohuzi.server.economy import CHANGCI, EconomyError, changci, check_entry
+from paohuzi.server.economy import EconomyError, changci, check_entry
+from paohuzi.server.hall import Census, hall_counts
 
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
@@ -537,21 +538,14 @@ class Matchmaker:
 
     def hall(self) -> list[dict[str, Any]]:
         """Each 场次 with its stake, entry minimum, people online (seated at a table of
-        that 场次 and connected, or waiting in its queue) and tables playing."""
-        online: dict[str, set[int]] = {c.key: set() for c in CHANGCI}
-        tables = dict.fromkeys(online, 0)
-        for runtime in self.server.runtimes.values():
-            key = runtime.table.config.changci
-            people = {c.player.id for c in runtime.clients if c.seat is not None}
-            if people and key in online:
-                online[key] |= people
-                tables[key] += 1
-        waiting = self.queue.all_tickets()
-        for ticket in waiting:
-            online[ticket.changci].add(ticket.player)
-        return [{**c.to_json(), "online": len(online[c.key]), "tables": tables[c.key],
-                 "waiting": sum(1 for t in waiting if t.changci == c.key)}
-                for c in CHANGCI]
+        that 场次 and connected, or waiting in its queue), tables playing and people
+        waiting — of every process of a cluster (:class:`~paohuzi.server.hall.SharedHall`),
+        else of this one."""
+        censuses = [Census.of(self.server.runtimes.values())]
+        cluster = self.server.cluster
+        if cluster is not None:
+            censuses += cluster.hall.others()
+        return hall_counts(censuses, self.queue.all_tickets())
 
     # ---- the matching loop -------------------------------------------------------------
 
