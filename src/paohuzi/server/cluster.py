@@ -203,6 +203,7 @@ class Cluster:
             log.info("room %s taken over (replayed in %.3f s)", code,
                      time.monotonic() - started)
         self._route(*taken)
+        server.matchmaker.adopt(taken)  # its hall rooms take people from the queue again
         return len(taken)
 
     async def _keep(self) -> None:
