@@ -74,6 +74,10 @@ def test_tables_on_one_process_are_counted_by_the_other_and_a_dead_ones_leave(
         on_a, on_b = new_room(a, one), new_room(b, two)
         assert owner_port(postgres_url, on_a) == a.port
         assert owner_port(postgres_url, on_b) == b.port
+        for code in (on_a, on_b):  # a room and its rules, from either process
+            for proc in (a, b):
+                got = httpx.get(f"{proc.base}/api/rooms/{code}/rules")  # no redirect
+                assert got.status_code == 200 and got.json()["options"], (code, got.text)
 
         async def scenario() -> None:
             async with httpx.AsyncClient(timeout=5) as http:
