@@ -485,7 +485,11 @@ class SharedQueue:
             queue = Queue(self.wait, self.distinct_addresses)
             for ticket in self.all_tickets():
                 queue.join(ticket)
-            for result in queue.match(now, seats, local + self.other_rooms()):
+            served = {r.code for r in local}  # a room taken over: its old owner's is stale
+            remote = [r for r in self.other_rooms() if r.code not in served]
+            for code in served:
+                self._owners.pop(code, None)
+            for result in queue.match(now, seats, local + remote):
                 if isinstance(result, Placement) and result.code in self._owners:
                     self._hand_over(result)  # seated by the room's process, not here
                 elif self._take(result):
