@@ -30,6 +30,7 @@ from paohuzi.server.economy import (
     pay,
 )
 from paohuzi.server.hall import claim_relief
+from paohuzi.server.matchmaking import MatchSettings
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server
 from paohuzi.server.storage import PlayerUpdate
@@ -282,3 +283,42 @@ def test_a_room_of_four_hands_ends_its_match_with_a_summary_stored_and_shown(dat
         asyncio.run(go())
     finally:
         server.storage.close()
+
+
+# ---- the hall's figures on one process ----------------------------------------------------
+
+def test_the_hall_counts_tables_with_a_person_connected_and_each_person_once(tmp_path):
+    websockets = pytest.importorskip("websockets")
+
+    def xinshou(base):
+        row = next(c for c in httpx.get(f"{base}/api/hall").json()["changci"]
+                   if c["key"] == "xinshou")
+        return row["online"], row["tables"], row["waiting"]
+
+    async def scenario(srv, room, me, other, queued):
+        assert xinshou(srv.base) == (0, 0, 0)  # a room nobody is connected to
+        seated = await websockets.connect(f"{srv.ws_url(room)}?token={me}")
+        watching = await websockets.connect(f"{srv.ws_url(room)}?token={other}")
+        again = await websockets.connect(f"{srv.ws_url(room)}?token={me}")  # a 2nd tab
+        for ws in (seated, watching, again):
+            assert '"welcome"' in await asyncio.wait_for(ws.recv(), 10)
+        assert xinshou(srv.base) == (1, 1, 0)  # the spectator is not counted
+        reply = httpx.post(f"{srv.base}/api/match", json={"changci": "xinshou"},
+                           headers=auth(queued))
+        assert reply.json()["status"] == "waiting"
+        assert xinshou(srv.base) == (2, 1, 1)
+        await seated.close()
+        await again.close()
+        deadline = time.monotonic() + 5
+        while xinshou(srv.base) != (1, 0, 1):
+            assert time.monotonic() < deadline, xinshou(srv.base)
+            await asyncio.sleep(0.02)
+        await watching.close()
+
+    with live_server(str(tmp_path / "hall.db"),
+                     match=MatchSettings(wait=600.0, tick=20.0)) as srv:
+        me, other, queued = (srv.player(n)[1] for n in ("坐", "看", "等"))
+        reply = httpx.post(f"{srv.base}/api/rooms", json={
+            "seats": ["human"] * 3, "changci": "xinshou", "sit": True}, headers=auth(me))
+        assert reply.status_code == 200, reply.text
+        asyncio.run(scenario(srv, reply.json()["code"], me, other, queued))

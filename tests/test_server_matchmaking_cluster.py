@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from cluster_util import Process
+from cluster_util import Process, owner_port
 from server_util import until
 
 pytest.importorskip("psycopg")
@@ -134,3 +134,61 @@ def test_a_group_is_taken_from_the_shared_queue_whole_or_not_at_all(redis_url: s
         == [3]
     assert other.all_tickets() == [] and other.waiting(("xinshou", "qq")) == 0
     client.close()
+
+
+def test_a_person_queued_anywhere_is_placed_at_a_hall_room_of_another_process(
+        redis_url: str) -> None:
+    """Every process's open hall rooms are offered to the whole queue: a person placed at
+    a room served by another process is handed to it, his ticket still queued until
+    that process takes it (so nobody is taken twice or lost), and a dead process's rooms
+    stop being offered."""
+    import redis
+
+    from paohuzi.server.matchmaking import OpenRoom, Placement, SharedQueue, Ticket
+
+    client = redis.Redis.from_url(redis_url)
+    one, two = (SharedQueue(client, wait=60.0, distinct_addresses=True, ttl=30.0)
+                for _ in range(2))
+    room = OpenRoom("111111", ("xinshou", "qq"), 1, frozenset({"10.0.0.1"}))
+    assert one.match(0.0, {"qq": 3}, [room]) == []  # published: nobody waits yet
+    near = Ticket(2, "p2", "10.0.0.2", 0.0, "xinshou", "qq", since=1.0)
+    twin = Ticket(3, "p3", "10.0.0.1", 0.0, "xinshou", "qq", since=0.5)  # an address there
+    for t in (near, twin):
+        two.join(t)
+    assert two.other_rooms() == [room]
+    assert two.match(2.0, {"qq": 3}) == []  # placed at one's room: handed over, not taken
+    assert sorted(t.player for t in two.all_tickets()) == [2, 3]
+    assert one.match(2.5, {"qq": 3}, [room]) == [Placement(near, "111111")]
+    assert [t.player for t in two.all_tickets()] == [3]
+    # handed over, then gone from the queue before the room's process takes him: nothing
+    late = Ticket(4, "p4", "10.0.0.4", 0.0, "xinshou", "qq", since=3.0)
+    two.leave(3)
+    two.join(late)
+    assert two.match(4.0, {"qq": 3}) == []
+    assert two.leave(4) == late
+    assert one.match(4.5, {"qq": 3}, [room]) == []
+    # a process that stops publishing (dead) has its rooms offered no more
+    one.tick = 0.05
+    one.publish_rooms([room])
+    time.sleep(0.5)
+    assert two.other_rooms() == []
+    client.close()
+
+
+def test_a_hall_room_on_one_process_takes_a_person_queued_through_another(
+        postgres_url: str, redis_url: str) -> None:
+    a, b = (Process(postgres_url, redis_url, match=(2.0, TICK, TTL)) for _ in range(2))
+    try:
+        on_a, on_b = client_from("127.0.0.2"), client_from("127.0.0.3")
+        first, second = player(on_a, a, "先"), player(on_b, b, "后")
+        queue(on_a, a, first, "qq")  # alone: after the wait, a hall room with computers
+        seated = until(lambda: (s := status(on_a, a, first))["status"] == "seated" and s)
+        assert seated and seated["computers"] == 2, seated
+        assert owner_port(postgres_url, seated["code"]) == a.port
+        queue(on_b, b, second, "qq")  # through B: takes a computer seat of A's room
+        placed = until(lambda: (s := status(on_b, b, second))["status"] == "seated" and s)
+        assert placed and placed["code"] == seated["code"], (placed, seated)
+        assert placed["seat"] != seated["seat"]
+    finally:
+        a.stop()
+        b.stop()

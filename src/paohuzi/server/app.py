@@ -230,10 +230,18 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
 
     async def room_rules(request: Request) -> Response:
         """The rules a room plays, stakes included (its code is what it takes)."""
-        runtime = server.find_room(request.path_params["code"])
-        if runtime is None:
-            return error(404, "room not found")
-        return JSONResponse(rules_doc(runtime.table.config.ruleset))
+        code = request.path_params["code"]
+        runtime = server.find_room(code)
+        if runtime is not None:
+            return JSONResponse(rules_doc(runtime.table.config.ruleset))
+        if server.cluster is not None:  # served by another process: its options are shared
+            stored = server.cluster.storage.room(normal_room_code(code))
+            try:
+                if stored is not None:
+                    return JSONResponse(rules_doc(RoomConfig.from_json(stored).ruleset))
+            except TableError:
+                pass
+        return error(404, f"room not found: no open room {code[:40]!r}")
 
     def readable_game(request: Request) -> tuple[str, StoredGame, bool] | JSONResponse:
         """The game a request names if the requester may read it (its players always;

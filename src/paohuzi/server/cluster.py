@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from paohuzi.server.hall import Census, SharedHall
 from paohuzi.server.pgstorage import PostgresStorage
 from paohuzi.server.table import RoomConfig, TableError
 
@@ -94,6 +95,9 @@ class Cluster:
         self.redis = redis.Redis.from_url(redis_url, socket_timeout=5)
         self.redis.set("paohuzi:cluster-secret", secrets.token_urlsafe(24), nx=True)
         self.secret = _text(self.redis.get("paohuzi:cluster-secret"))
+        self.hall = SharedHall(self.redis, self.owner, ttl, cache=renew_every / 2)
+        """The hall's figures of every process (hall.py): this one's published at each
+        upkeep round, expiring after a lease lifetime."""
         self.server: Server | None = None
         self._routed: dict[str, float] = {}  # room -> when its route was last published
         self._task: asyncio.Task[None] | None = None
@@ -120,16 +124,18 @@ class Cluster:
         self.storage.create_leased_room(code, config, self.owner, self.address, self.ttl)
         self._route(code)
 
-    def _route(self, *codes: str) -> None:
-        """Publish (or refresh) the routes of ``codes`` and this process's presence, in
-        one round trip (a plain pipeline: no transaction is needed, each key stands
-        alone)."""
+    def _route(self, *codes: str, census: Census | None = None) -> None:
+        """Publish (or refresh) the routes of ``codes``, this process's presence and its
+        hall ``census`` if given, in one round trip (a plain pipeline: no transaction is
+        needed, each key stands alone)."""
         now = time.monotonic()
         pipe = self.redis.pipeline(transaction=False)
         for code in codes:
             pipe.set(f"paohuzi:route:{code}", self.address, ex=max(1, int(self.ttl * 2)))
             self._routed[code] = now
         pipe.set(f"paohuzi:process:{self.owner}", self.address, ex=max(1, int(self.ttl * 2)))
+        if census is not None:
+            self.hall.publish(census, pipe)
         pipe.execute()
 
     def _stale_routes(self, codes: Iterable[str]) -> list[str]:
@@ -197,6 +203,7 @@ class Cluster:
             log.info("room %s taken over (replayed in %.3f s)", code,
                      time.monotonic() - started)
         self._route(*taken)
+        server.matchmaker.adopt(taken)  # its hall rooms take people from the queue again
         return len(taken)
 
     async def _keep(self) -> None:
@@ -208,7 +215,8 @@ class Cluster:
                     await self.drop(code)
                 server = self.server
                 assert server is not None
-                self._route(*self._stale_routes(server.runtimes))
+                self._route(*self._stale_routes(server.runtimes),
+                            census=Census.of(server.runtimes.values()))
                 self.adopt()
             except Exception as exc:  # pragma: no cover - the keeper must go on
                 log.error("cluster: lease upkeep failed (%s: %s)", type(exc).__name__, exc)
@@ -238,6 +246,8 @@ class Cluster:
                     self.storage.release_lease(code, self.owner)
         with contextlib.suppress(Exception):
             self.redis.delete(f"paohuzi:process:{self.owner}")
+        with contextlib.suppress(Exception):
+            self.hall.withdraw()
         self.redis.close()
 
 

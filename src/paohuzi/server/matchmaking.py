@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.players import PLAYER_NAMES
-from paohuzi.server.economy import CHANGCI, EconomyError, changci, check_entry
+from paohuzi.server.economy import EconomyError, changci, check_entry
+from paohuzi.server.hall import Census, hall_counts
 
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
@@ -150,6 +151,21 @@ class OpenRoom:
     key: Key
     free: int
     addresses: frozenset[str]
+
+    def to_json(self) -> list[Any]:
+        """The room as JSON (the open rooms shared through Redis).
+
+        >>> r = OpenRoom("123456", ("xinshou", "qq"), 1, frozenset({"a", "b"}))
+        >>> OpenRoom.from_json(r.to_json()) == r
+        True
+        """
+        return [self.code, list(self.key), self.free, sorted(self.addresses)]
+
+    @classmethod
+    def from_json(cls, data: Any) -> OpenRoom:
+        code, (changci_key, preset), free, addresses = data
+        return cls(str(code), (str(changci_key), str(preset)), int(free),
+                   frozenset(str(a) for a in addresses))
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +308,9 @@ _PREFIX = "paohuzi:mm:"
 """Redis keys of the shared queue: ``ticket:{player}`` (his ticket, expiring),
 ``queue:{场次}:{preset}`` (a sorted set of the players queued there, by when they
 joined), ``queues`` (the names of those sorted sets), ``seated:{player}`` (where he
-was seated), ``lock`` (the process matching)."""
+was seated), ``lock`` (the process matching), ``rooms:{process}`` (a process's hall
+rooms with a computer seat free, expiring), ``nodes`` (the processes that published
+some), ``place:{process}`` (people placed at that process's rooms, for it to seat)."""
 
 _JOIN = """
 local old = redis.call('GET', KEYS[1])
@@ -333,6 +351,10 @@ _LOCK_MS = 5000
 """How long the matching lock lasts if its holder dies mid-pass (a pass takes
 milliseconds; it is released at once)."""
 
+_ROOMS_TICKS = 6
+"""A process's open rooms live this many ticks unless published again (each tick): a
+dead process's rooms are no longer offered soon after its death."""
+
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -349,7 +371,14 @@ class SharedQueue:
     (a script: all of them or none, so a person who left meanwhile is never seated),
     then creates the room itself. Where people were seated is written to Redis, so a
     person who queued through another process learns his room from any process (his
-    status requests) and is forwarded to it as any connection is."""
+    status requests) and is forwarded to it as any connection is.
+
+    The hall rooms that take people (a computer seat free) are every process's: each
+    publishes its own at each tick (:meth:`match`). A person the matching process
+    places at a room served elsewhere is handed to that room's process (a list in
+    Redis) *without* taking his ticket: that process takes it (the same atomic take)
+    and seats him at its next tick, so he is never taken twice nor lost — were that
+    process dead, his ticket simply stays queued."""
 
     def __init__(self, client: Any, wait: float, distinct_addresses: bool,
                  ttl: float) -> None:
@@ -357,6 +386,8 @@ class SharedQueue:
         self.wait, self.distinct_addresses, self.ttl = wait, distinct_addresses, ttl
         self.local: set[int] = set()  # queued through this process: refreshed by it
         self._id = secrets.token_hex(8)
+        self.tick = 0.5  # seconds between matching passes (Matchmaker.share sets it)
+        self._owners: dict[str, str] = {}  # a room served elsewhere -> its process
         self._join = client.register_script(_JOIN)
         self._leave = client.register_script(_LEAVE)
         self._claim = client.register_script(_CLAIM)
@@ -440,18 +471,86 @@ class SharedQueue:
 
     def match(self, now: float, seats: Mapping[str, int],
               rooms: Iterable[OpenRoom] = ()) -> list[Group | Placement]:
-        """One matching pass over the shared queue, if no other process is running one:
-        the groups and placements whose tickets this process took out of Redis."""
+        """Publish this process's open ``rooms``, take the people other processes placed
+        at them, and run one matching pass over the shared queue if no other process
+        is running one: the groups and placements whose tickets this process took out
+        of Redis (to seat here)."""
+        local = list(rooms)
+        self.publish_rooms(local)
+        out: list[Group | Placement] = [p for p in self._handed() if self._take(p)]
         lock = f"{_PREFIX}lock"
         if not self.redis.set(lock, self._id, nx=True, px=_LOCK_MS):
-            return []
+            return out
         try:
             queue = Queue(self.wait, self.distinct_addresses)
             for ticket in self.all_tickets():
                 queue.join(ticket)
-            return [r for r in queue.match(now, seats, rooms) if self._take(r)]
+            served = {r.code for r in local}  # a room taken over: its old owner's is stale
+            remote = [r for r in self.other_rooms() if r.code not in served]
+            for code in served:
+                self._owners.pop(code, None)
+            for result in queue.match(now, seats, local + remote):
+                if isinstance(result, Placement) and result.code in self._owners:
+                    self._hand_over(result)  # seated by the room's process, not here
+                elif self._take(result):
+                    out.append(result)
+            return out
         finally:
             self._unlock(keys=[lock], args=[self._id])
+
+    def publish_rooms(self, rooms: list[OpenRoom]) -> None:
+        """Publish this process's hall rooms with a computer seat free (each tick; they
+        expire :data:`_ROOMS_TICKS` ticks later)."""
+        pipe = self.redis.pipeline(transaction=False)
+        key = f"{_PREFIX}rooms:{self._id}"
+        if rooms:
+            pipe.set(key, json.dumps([r.to_json() for r in rooms]),
+                     px=max(1, int(_ROOMS_TICKS * self.tick * 1000)))
+            pipe.sadd(f"{_PREFIX}nodes", self._id)
+        else:
+            pipe.delete(key)
+        pipe.execute()
+
+    def other_rooms(self) -> list[OpenRoom]:
+        """The open hall rooms the other live processes published (remembering which
+        process serves each); processes with none published are forgotten."""
+        nodes = sorted(n for n in (_text(m) for m in self.redis.smembers(f"{_PREFIX}nodes"))
+                       if n != self._id)
+        texts = self.redis.mget([f"{_PREFIX}rooms:{n}" for n in nodes]) if nodes else []
+        self._owners = {}
+        found, gone = [], []
+        for node, text in zip(nodes, texts, strict=True):
+            if text is None:
+                gone.append(node)
+                continue
+            for data in json.loads(text):
+                room = OpenRoom.from_json(data)
+                self._owners[room.code] = node
+                found.append(room)
+        if gone:
+            self.redis.srem(f"{_PREFIX}nodes", *gone)
+        return found
+
+    def _hand_over(self, placement: Placement) -> None:
+        """Hand a person placed at a room served elsewhere to that room's process."""
+        inbox = f"{_PREFIX}place:{self._owners[placement.code]}"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.rpush(inbox, json.dumps([placement.ticket.to_json(), placement.code]))
+        pipe.pexpire(inbox, max(1, int(_ROOMS_TICKS * self.tick * 1000)))
+        pipe.execute()
+
+    def _handed(self) -> list[Placement]:
+        """The people other processes placed at this process's rooms (taken out of the
+        list; their tickets are still to be taken)."""
+        inbox = f"{_PREFIX}place:{self._id}"
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.lrange(inbox, 0, -1)
+        pipe.delete(inbox)
+        out = []
+        for text in pipe.execute()[0]:
+            ticket, code = json.loads(text)
+            out.append(Placement(Ticket.from_json(ticket), str(code)))
+        return out
 
     def _take(self, result: Group | Placement) -> bool:
         people = result.people if isinstance(result, Group) else (result.ticket,)
@@ -495,6 +594,7 @@ class Matchmaker:
         (:class:`SharedQueue`; the clock is then the wall clock, shared too)."""
         self.queue = SharedQueue(client, self.settings.wait, self.settings.distinct_addresses,
                                  self.settings.entry_ttl)
+        self.queue.tick = self.settings.tick
         self.clock = time.time
 
     # ---- requests --------------------------------------------------------------------
@@ -537,28 +637,23 @@ class Matchmaker:
 
     def hall(self) -> list[dict[str, Any]]:
         """Each 场次 with its stake, entry minimum, people online (seated at a table of
-        that 场次 and connected, or waiting in its queue) and tables playing."""
-        online: dict[str, set[int]] = {c.key: set() for c in CHANGCI}
-        tables = dict.fromkeys(online, 0)
-        for runtime in self.server.runtimes.values():
-            key = runtime.table.config.changci
-            people = {c.player.id for c in runtime.clients if c.seat is not None}
-            if people and key in online:
-                online[key] |= people
-                tables[key] += 1
-        waiting = self.queue.all_tickets()
-        for ticket in waiting:
-            online[ticket.changci].add(ticket.player)
-        return [{**c.to_json(), "online": len(online[c.key]), "tables": tables[c.key],
-                 "waiting": sum(1 for t in waiting if t.changci == c.key)}
-                for c in CHANGCI]
+        that 场次 and connected, or waiting in its queue), tables playing and people
+        waiting — of every process of a cluster (:class:`~paohuzi.server.hall.SharedHall`),
+        else of this one."""
+        censuses = [Census.of(self.server.runtimes.values())]
+        cluster = self.server.cluster
+        if cluster is not None:
+            censuses += cluster.hall.others()
+        return hall_counts(censuses, self.queue.all_tickets())
 
     # ---- the matching loop -------------------------------------------------------------
 
-    def adopt(self) -> None:
-        """Know the hall rooms of a restored server again (their ``hall`` log entry)."""
-        for code, runtime in self.server.runtimes.items():
-            hall = runtime.table.hall
+    def adopt(self, codes: Iterable[str] | None = None) -> None:
+        """Know the hall rooms of a restored server again (their ``hall`` log entry); or
+        of the rooms ``codes`` only (taken over from another process)."""
+        for code in list(self.server.runtimes) if codes is None else codes:
+            runtime = self.server.runtimes.get(code)
+            hall = None if runtime is None else runtime.table.hall
             if hall is not None:
                 self.rooms[code] = (hall["changci"], hall["preset"])
 
@@ -642,3 +737,7 @@ class Matchmaker:
         self.addresses[ticket.player] = ticket.address
         if isinstance(self.queue, SharedQueue):
             self.queue.note_seated(ticket.player, seated)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
