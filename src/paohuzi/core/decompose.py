@@ -11,7 +11,7 @@ How the speed is reached: one search, value by value, memoised on what is left.
   card: 绞 of that value, the pair, and sentences *starting* there (a run, or
   二七十 at the 2). So one step decides everything at that value, both sizes at
   once, and removes those groups whole; what is left holds only higher values.
-* Every state (the counts left, 4 bits a card, and whether the pair is still owed)
+* Every state (the counts left, 3 bits a card, and whether the pair is still owed)
   is solved once and remembered with its best step, in dicts shared by every query.
   Different 绞 choices that leave the same cards meet in one state, so the cost
   grows with the number of distinct states, not with the product of the 绞
@@ -29,7 +29,7 @@ How the speed is reached: one search, value by value, memoised on what is left.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from operator import lshift
 from typing import Final, NamedTuple
 
@@ -48,6 +48,7 @@ __all__ = [
     "best_free_groups",
     "best_free_huxi",
     "best_free_split",
+    "best_packed_groups",
     "best_packed_huxi",
     "clear_caches",
     "pack_free",
@@ -60,13 +61,16 @@ __all__ = [
 _IMPOSSIBLE: Final = -1
 Shape = tuple[int, ...]
 
-# The counts are packed into one int, 4 bits a card, the two sizes of a value side by
-# side: card ``v`` (small) at bit ``8 * v``, card ``v + 10`` (big) at ``8 * v + 4``.
-# A count is at most 4; a step subtracts from ``code | _GUARDS`` (bit 3 of every field
-# set) and fits exactly when no guard bit was borrowed.
-_FIELD: Final = 4
+# The counts are packed into one int, 3 bits a card, the two sizes of a value side by
+# side: card ``v`` (small) at bit ``6 * v``, card ``v + 10`` (big) at ``6 * v + 3``: 60
+# bits, a machine word for the compiled build. A step subtracts its cards from the code
+# and fits exactly when no field borrowed from the one above it: the bits where
+# ``code ^ removed ^ rest`` is set are the borrows, so none may be a field's lowest bit
+# (nor the bit above the last field: the code went negative).
+_FIELD: Final = 3
 _VALUE_BITS: Final = 2 * _FIELD
-_GUARDS: Final = sum(8 << (_FIELD * i) for i in range(KINDS))
+_VALUE_MASK: Final = (1 << _VALUE_BITS) - 1
+_BORROWS: Final = sum(1 << (_FIELD * i) for i in range(1, KINDS + 1))
 _MOST: Final = 4
 """The most copies of a card the search takes (the deck's)."""
 
@@ -79,7 +83,7 @@ def _bit(card: int) -> int:
 def _pack(counts: Sequence[int]) -> int:
     """The packed code of a count vector (the fields are disjoint: a sum is an or).
 
-    >>> _pack([1] + [0] * 9 + [2] + [0] * 9) == 1 | 2 << 4
+    >>> _pack([1] + [0] * 9 + [2] + [0] * 9) == 1 | 2 << 3
     True
     >>> _pack([5] + [0] * 19)
     Traceback (most recent call last):
@@ -104,7 +108,7 @@ def pack_free(counts: Sequence[int]) -> int:
 def packed(card: int, n: int = 1) -> int:
     """``n`` copies of ``card`` as a packed code (negative ``n``: to take them off one).
 
-    >>> packed(1, 2) == 2 << 8
+    >>> packed(1, 2) == 2 << 6
     True
     """
     return n << _BIT[card]
@@ -126,7 +130,7 @@ Step = tuple[int, int, tuple[Group, ...]]
 
 
 class _Steps(NamedTuple):
-    """The steps of one 胡息 table, by value and by ``small | big << 4`` (the counts
+    """The steps of one 胡息 table, by value and by ``small | big << 3`` (the counts
     there): without the pair, and (with their ``uses the pair`` flag) while it is owed."""
 
     plain: tuple[tuple[tuple[Step, ...], ...], ...]
@@ -208,7 +212,7 @@ def _steps(table: HuxiTable) -> _Steps:
         row_plain: list[tuple[Step, ...]] = []
         row_owing: list[tuple[tuple[Step, bool], ...]] = []
         for index in range(1 << _VALUE_BITS):
-            small, big = index & 15, index >> _FIELD
+            small, big = index & ((1 << _FIELD) - 1), index >> _FIELD
             if small > _MOST or big > _MOST:
                 row_plain.append(())
                 row_owing.append(())
@@ -220,77 +224,74 @@ def _steps(table: HuxiTable) -> _Steps:
     return _Steps(tuple(plain), tuple(owing))
 
 
-class _Search(NamedTuple):
-    """One 胡息 table's search: its two solvers and their memos (best 胡息 and best step
-    of each state), without the pair and while it is owed."""
-
-    plain: Callable[[int], int]
-    owing: Callable[[int], int]
-    memo_plain: dict[int, int]
-    memo_owing: dict[int, int]
-    step_plain: dict[int, Step]
-    step_owing: dict[int, tuple[Step, bool]]
+_LOWEST_VALUE: Final = (-1, *(b // _VALUE_BITS for b in range(KINDS * _FIELD)))
+"""The value of a code's lowest card, by the bit length of its lowest set bit."""
 
 
-def _make_search(table: HuxiTable) -> _Search:
-    """The memoised value-by-value search of ``table``'s best free 胡息 (see the module)."""
-    steps = _steps(table)
-    by_plain, by_owing = steps.plain, steps.owing
-    memo_plain: dict[int, int] = {0: 0}
-    memo_owing: dict[int, int] = {0: _IMPOSSIBLE}
-    step_plain: dict[int, Step] = {}
-    step_owing: dict[int, tuple[Step, bool]] = {}
-    guards = _GUARDS
+class _Search:
+    """One 胡息 table's memoised value-by-value search (see the module): its steps, and
+    the memos (best 胡息 and best step of each state), without the pair and while it is
+    owed. (A native class in the compiled build: its attributes and methods are C.)"""
 
-    def plain(code: int) -> int:
+    def __init__(self, table: HuxiTable) -> None:
+        steps = _steps(table)
+        self.by_plain = steps.plain
+        self.by_owing = steps.owing
+        self.memo_plain: dict[int, int] = {0: 0}
+        self.memo_owing: dict[int, int] = {0: _IMPOSSIBLE}
+        self.step_plain: dict[int, Step] = {}
+        self.step_owing: dict[int, tuple[Step, bool]] = {}
+
+    def plain(self, code: int) -> int:
         """The most 胡息 of ``code``'s cards in sentences and 绞, or -1 (``code`` unseen)."""
-        value = ((code & -code).bit_length() - 1) >> 3
+        value = _LOWEST_VALUE[(code & -code).bit_length()]
+        memo = self.memo_plain
+        borrows = _BORROWS
         best = _IMPOSSIBLE
         chosen: Step | None = None
-        high = code | guards
-        for step in by_plain[value][(code >> (value << 3)) & 255]:
-            rest = high - step[0]
-            if rest & guards != guards:
+        for step in self.by_plain[value][(code >> value * _VALUE_BITS) & _VALUE_MASK]:
+            removed = step[0]
+            rest = code - removed
+            if (code ^ removed ^ rest) & borrows:  # a count went below 0: no fit
                 continue
-            rest ^= guards
-            r = memo_plain.get(rest)
+            r = memo.get(rest)
             if r is None:
-                r = plain(rest)
+                r = self.plain(rest)
             if r >= 0 and r + step[1] > best:
                 best, chosen = r + step[1], step
-        memo_plain[code] = best
+        memo[code] = best
         if chosen is not None:
-            step_plain[code] = chosen
+            self.step_plain[code] = chosen
         return best
 
-    def owing(code: int) -> int:
-        """:func:`plain` with one pair owed (``code`` unseen)."""
-        value = ((code & -code).bit_length() - 1) >> 3
+    def owing(self, code: int) -> int:
+        """:meth:`plain` with one pair owed (``code`` unseen)."""
+        value = _LOWEST_VALUE[(code & -code).bit_length()]
+        memo = self.memo_owing
+        memo_plain = self.memo_plain
+        borrows = _BORROWS
         best = _IMPOSSIBLE
         chosen: tuple[Step, bool] | None = None
-        high = code | guards
-        for entry in by_owing[value][(code >> (value << 3)) & 255]:
+        for entry in self.by_owing[value][(code >> value * _VALUE_BITS) & _VALUE_MASK]:
             step, pair = entry
-            rest = high - step[0]
-            if rest & guards != guards:
+            removed = step[0]
+            rest = code - removed
+            if (code ^ removed ^ rest) & borrows:
                 continue
-            rest ^= guards
             if pair:
                 r = memo_plain.get(rest)
                 if r is None:
-                    r = plain(rest)
+                    r = self.plain(rest)
             else:
-                r = memo_owing.get(rest)
+                r = memo.get(rest)
                 if r is None:
-                    r = owing(rest)
+                    r = self.owing(rest)
             if r >= 0 and r + step[1] > best:
                 best, chosen = r + step[1], entry
-        memo_owing[code] = best
+        memo[code] = best
         if chosen is not None:
-            step_owing[code] = chosen
+            self.step_owing[code] = chosen
         return best
-
-    return _Search(plain, owing, memo_plain, memo_owing, step_plain, step_owing)
 
 
 _searches: dict[HuxiTable, _Search] = {}
@@ -302,7 +303,7 @@ their memory: about 110 bytes a state)."""
 def _search_of(table: HuxiTable) -> _Search:
     found = _searches.get(table)
     if found is None:
-        found = _searches[table] = _make_search(table)
+        found = _searches[table] = _Search(table)
     return found
 
 
@@ -378,19 +379,32 @@ def best_free_groups(counts: Sequence[int], need_pair: bool, table: HuxiTable = 
     code = _pack(counts)
     if (sum(counts) - 2 * need_pair) % 3:
         return None
+    return best_packed_groups(code, need_pair, table)
+
+
+def best_packed_groups(code: int, need_pair: bool, table: HuxiTable = QQ_HUXI
+                       ) -> tuple[int, list[Group]] | None:
+    """:func:`best_free_groups` of packed free cards, as :func:`best_packed_huxi` takes them.
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards
+    >>> huxi, groups = best_packed_groups(pack_free(counts_of(parse_cards("一二三 五五"))), True)
+    >>> huxi, [str(g) for g in groups]
+    (3, ['sentence:一二三', 'pair:五五'])
+    """
     search = _QQ if table is QQ_HUXI else _search_of(table)
     huxi = _solve(code, need_pair, search)
     if huxi < 0:
         return None
     groups: list[Group] = []
     owed = need_pair
-    guards = _GUARDS
     while code:
-        removed, _, found = (search.step_owing[code][0] if owed else search.step_plain[code])
         if owed:
-            owed = not search.step_owing[code][1]
-        groups += found
-        code = ((code | guards) - removed) ^ guards
+            step, paired = search.step_owing[code]
+            owed = not paired
+        else:
+            step = search.step_plain[code]
+        groups += step[2]
+        code -= step[0]  # the step fits: no borrow
     return huxi, groups
 
 

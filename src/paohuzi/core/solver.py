@@ -31,10 +31,17 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from paohuzi.core.cardcount import MENZI_TO_WIN, may_form_menzi
-from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, validate_counts
+from paohuzi.core.cards import (
+    ALL_CARDS,
+    COPIES,
+    KINDS,
+    Card,
+    counts_of,
+    format_cards,
+    validate_counts,
+)
 from paohuzi.core.decompose import (
-    best_free_groups,
-    best_free_huxi,
+    best_packed_groups,
     best_packed_huxi,
     pack_free,
     packed,
@@ -42,7 +49,7 @@ from paohuzi.core.decompose import (
     partial_scoring_split,
     scoring_gain,
 )
-from paohuzi.core.errors import PaohuziError
+from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import (
     GROWABLE,
     HUXI_TABLES,
@@ -172,10 +179,11 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
 
 def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, dealer: bool,
           trusted: bool = False, table: HuxiTable = QQ_HUXI
-          ) -> tuple[int, tuple[int, Group | None, int] | None, list[int], bool]:
-    """Most 胡息 of a winning arrangement: ``(huxi, placement, free counts, whether the
-    free cards hold the pair)``; huxi -1 if none.
-    Groups score by ``table`` (the table groups already do: they were built with it).
+          ) -> tuple[int, tuple[int, Group | None, int] | None, int, bool]:
+    """Most 胡息 of a winning arrangement: ``(huxi, placement, free cards packed
+    (:func:`~paohuzi.core.decompose.pack_free`), whether the free cards hold the pair)``;
+    huxi -1 if none. Groups score by ``table`` (the table groups already do: they were
+    built with it).
 
     ``trusted`` skips the card-count validation (for the engine, whose state is valid).
     """
@@ -187,18 +195,13 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
         table_huxi += meld.huxi
         table_pao_ti += meld.kind is _PAO or meld.kind is _TI
     if not trusted:
-        total = list(hand)
-        for meld in melds:
-            for c in meld.cards:
-                total[c] += 1
-        total[card] += 1
-        validate_counts(total, "hand, table and winning card together")
+        _check_counts(hand, melds, card)
     locked_huxi = 0
     locked_n = 0
     locked_ti = 0
-    free = [n if n <= 2 else 0 for n in hand]
-    kan_huxi, ti_huxi = _locked_huxi(table)
     if max(hand) >= 3:
+        free = [n if n <= 2 else 0 for n in hand]
+        kan_huxi, ti_huxi = _locked_huxi(table)
         for i, n in enumerate(hand):
             if n == 3:
                 locked_huxi += kan_huxi[i]
@@ -207,11 +210,13 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
                 locked_huxi += ti_huxi[i]
                 locked_n += 1
                 locked_ti += 1
+    else:
+        free = hand  # read only
     in_free = sum(free)
-    code = pack_free(free) if trusted else 0  # the free cards packed, for the search
+    code = pack_free(free)  # the free cards packed, for the search
     best_huxi = -1
     best_placement = None
-    best_delta = 0
+    best_code = code
     best_need_pair = False
     for placement in _placements(hand, melds, card, source, dealer, table):
         how, group, index = placement
@@ -225,7 +230,7 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
             assert group is not None
             fixed_huxi += group.huxi
             if how == _GROW_KAN:
-                fixed_huxi -= kan_huxi[card]
+                fixed_huxi -= _locked_huxi(table)[0][card]
                 pao_ti += 1
             elif how == _GROW_MELD:
                 fixed_huxi -= melds[index].huxi
@@ -237,22 +242,26 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
         n_free = in_free + delta - (2 if need_pair else 0)
         if n_free < 0 or n_free % 3 or fixed_n + n_free // 3 + need_pair != MENZI_TO_WIN:
             continue
-        if trusted:  # no validation: the engine's counts are valid
-            free_huxi = best_packed_huxi(code + packed(card, delta), need_pair, table)
-        else:
-            free_huxi = best_free_huxi(_with(free, card, delta), need_pair, table)
+        with_card = code + packed(card, delta) if delta else code
+        free_huxi = best_packed_huxi(with_card, need_pair, table)
         if free_huxi >= 0 and free_huxi + fixed_huxi > best_huxi:
-            best_huxi, best_placement, best_delta = free_huxi + fixed_huxi, placement, delta
+            best_huxi, best_placement, best_code = free_huxi + fixed_huxi, placement, with_card
             best_need_pair = need_pair
-    best_free = _with(free, card, best_delta) if best_delta else free
-    return best_huxi, best_placement, best_free, best_need_pair
+    return best_huxi, best_placement, best_code, best_need_pair
 
 
-def _with(free: list[int], card: int, delta: int) -> list[int]:
-    """A copy of the free counts with ``delta`` more of ``card``."""
-    out = list(free)
-    out[card] += delta
-    return out
+def _check_counts(hand: Sequence[int], melds: Sequence[Group], card: int) -> None:
+    """Raise :class:`CardCountError` unless ``hand`` is 20 counts of 0 to 4 and, with the
+    table groups and ``card``, holds at most 4 of each card."""
+    if len(hand) != KINDS or min(hand) < 0:
+        raise CardCountError(f"a hand is {KINDS} counts of 0 to {COPIES}, got {list(hand)}")
+    total = list(hand)
+    for meld in melds:
+        for c in meld.cards:
+            total[c] += 1
+    total[card] += 1
+    if max(total) > COPIES:
+        validate_counts(total, "hand, table and winning card together")
 
 
 _KAN: Final = GroupKind.KAN
@@ -301,7 +310,7 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
         return None
     how, grown, index = placement
     on_table = list(melds)
-    locked = _locked_groups(counts, huxi_table)
+    locked = _locked_groups(counts, huxi_table) if max(counts) >= 3 else []
     extra: list[Group] = []
     winning: int | None = None
     if how == _GROW_MELD:
@@ -318,7 +327,7 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
     fixed = on_table + locked + extra
     if extra:
         winning = len(fixed) - 1
-    found = best_free_groups(free, need_pair, huxi_table)  # read back from _best's search
+    found = best_packed_groups(free, need_pair, huxi_table)  # read back from _best's search
     assert found is not None
     groups = fixed + found[1]
     if winning is None:  # the card went to the free cards: the first free group holding it
