@@ -177,15 +177,20 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
     return [(_FREE, None, -1)]
 
 
+_Best = tuple[int, tuple[int, Group | None, int] | None, int, bool]
+"""What :func:`_best` finds: ``(huxi, placement, free cards packed, whether they hold the
+pair)``."""
+
+
 def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, dealer: bool,
-          trusted: bool = False, table: HuxiTable = QQ_HUXI
-          ) -> tuple[int, tuple[int, Group | None, int] | None, int, bool]:
+          trusted: bool = False, table: HuxiTable = QQ_HUXI, code: int = -1) -> _Best:
     """Most 胡息 of a winning arrangement: ``(huxi, placement, free cards packed
     (:func:`~paohuzi.core.decompose.pack_free`), whether the free cards hold the pair)``;
     huxi -1 if none. Groups score by ``table`` (the table groups already do: they were
     built with it).
 
-    ``trusted`` skips the card-count validation (for the engine, whose state is valid).
+    ``trusted`` skips the card-count validation (for the engine, whose state is valid);
+    ``code``, when not -1, is every card of ``hand`` packed, as :func:`solve` counts them.
     """
     if not 0 <= card < KINDS:
         raise PaohuziError(f"card index must be 0..19, got {card}")
@@ -199,21 +204,19 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     locked_huxi = 0
     locked_n = 0
     locked_ti = 0
-    if max(hand) >= 3:
-        free = [n if n <= 2 else 0 for n in hand]
+    in_free = sum(hand)
+    if code < 0:
+        code = pack_free(hand)
+    if max(hand) >= 3:  # the 坎 and 提 are locked whole: out of the free cards
         kan_huxi, ti_huxi = _locked_huxi(table)
         for i, n in enumerate(hand):
-            if n == 3:
-                locked_huxi += kan_huxi[i]
+            if n >= 3:
+                locked_huxi += kan_huxi[i] if n == 3 else ti_huxi[i]
                 locked_n += 1
-            elif n == 4:
-                locked_huxi += ti_huxi[i]
-                locked_n += 1
-                locked_ti += 1
-    else:
-        free = hand  # read only
-    in_free = sum(free)
-    code = pack_free(free)  # the free cards packed, for the search
+                locked_ti += n == 4
+                in_free -= n
+                code -= packed(i, n)
+    # code: the free cards packed, for the search
     best_huxi = -1
     best_placement = None
     best_code = code
@@ -255,6 +258,8 @@ def _check_counts(hand: Sequence[int], melds: Sequence[Group], card: int) -> Non
     table groups and ``card``, holds at most 4 of each card."""
     if len(hand) != KINDS or min(hand) < 0:
         raise CardCountError(f"a hand is {KINDS} counts of 0 to {COPIES}, got {list(hand)}")
+    if not melds and hand[card] < COPIES and max(hand) <= COPIES:
+        return
     total = list(hand)
     for meld in melds:
         for c in meld.cards:
@@ -293,7 +298,13 @@ def solve(hand: Iterable[int], melds: Sequence[Group], card: int,
     threshold is not (see :func:`can_hu`). Groups score by ``table`` (§5; ``luzhou``
     §9.1), which the table groups ``melds`` must already score by.
     """
-    return solve_counts(counts_of(hand), melds, card, source, dealer=dealer, table=table)
+    counts = [0] * KINDS
+    code = 0  # the hand packed for the search, as it is counted
+    for c in hand:
+        counts[c] += 1
+        code += _PACKED_ONE[c]
+    return _arrangement(counts, melds, card, table,
+                        _best(counts, melds, card, source, dealer, False, table, code), 0)
 
 
 def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
@@ -303,16 +314,21 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
 
     ``trusted`` skips validating the card counts (the engine's state is valid).
     """
-    huxi_table = table
-    huxi, placement, free, need_pair = _best(counts, melds, card, source, dealer, trusted,
-                                             huxi_table)
+    return _arrangement(counts, melds, card, table,
+                        _best(counts, melds, card, source, dealer, trusted, table), min_huxi)
+
+
+def _arrangement(counts: list[int], melds: Sequence[Group], card: int, table: HuxiTable,
+                 best: _Best, min_huxi: int) -> Arrangement | None:
+    """The arrangement :func:`_best` found (``None`` when none, or below ``min_huxi``)."""
+    huxi, placement, free, need_pair = best
     if placement is None or huxi < min_huxi:
         return None
     how, grown, index = placement
     on_table = list(melds)
-    locked = _locked_groups(counts, huxi_table) if max(counts) >= 3 else []
+    locked = _locked_groups(counts, table) if max(counts) >= 3 else []
     extra: list[Group] = []
-    winning: int | None = None
+    winning = -1
     if how == _GROW_MELD:
         assert grown is not None
         on_table[index] = grown
@@ -324,14 +340,18 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
     elif how == _WITH_PAIR:
         assert grown is not None
         extra.append(grown)
-    fixed = on_table + locked + extra
+    groups = on_table + locked + extra
     if extra:
-        winning = len(fixed) - 1
-    found = best_packed_groups(free, need_pair, huxi_table)  # read back from _best's search
+        winning = len(groups) - 1
+    found = best_packed_groups(free, need_pair, table)  # read back from _best's search
     assert found is not None
-    groups = fixed + found[1]
-    if winning is None:  # the card went to the free cards: the first free group holding it
-        winning = next(i for i in range(len(fixed), len(groups)) if card in groups[i].cards)
+    if winning < 0:  # the card went to the free cards: the first free group holding it
+        winning = len(groups)
+        for group in found[1]:
+            if card in group.cards:
+                break
+            winning += 1
+    groups += found[1]
     laid = (True,) * len(on_table) + (False,) * (len(groups) - len(on_table))
     return Arrangement(tuple(groups), laid, (), winning)
 
