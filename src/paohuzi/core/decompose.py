@@ -102,7 +102,10 @@ def pack_free(counts: Sequence[int]) -> int:
     >>> pack_free([1] + [0] * 9 + [2] + [0] * 9) == packed(0) + packed(10, 2)
     True
     """
-    return sum(map(lshift, counts, _BIT))
+    code = 0
+    for n, bit in zip(counts, _BIT):  # a loop: machine-word arithmetic when compiled
+        code += n << bit
+    return code
 
 
 def packed(card: int, n: int = 1) -> int:
