@@ -183,14 +183,16 @@ pair)``."""
 
 
 def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, dealer: bool,
-          trusted: bool = False, table: HuxiTable = QQ_HUXI, code: int = -1) -> _Best:
+          trusted: bool = False, table: HuxiTable = QQ_HUXI, code: int = -1, top: int = -1
+          ) -> _Best:
     """Most 胡息 of a winning arrangement: ``(huxi, placement, free cards packed
     (:func:`~paohuzi.core.decompose.pack_free`), whether the free cards hold the pair)``;
     huxi -1 if none. Groups score by ``table`` (the table groups already do: they were
     built with it).
 
     ``trusted`` skips the card-count validation (for the engine, whose state is valid);
-    ``code``, when not -1, is every card of ``hand`` packed, as :func:`solve` counts them.
+    ``code`` and ``top``, when not -1, are every card of ``hand`` packed and the most
+    copies of one card, as :func:`solve` counts them (20 counts of 0 or more).
     """
     if not 0 <= card < KINDS:
         raise PaohuziError(f"card index must be 0..19, got {card}")
@@ -199,15 +201,19 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     for meld in melds:
         table_huxi += meld.huxi
         table_pao_ti += meld.kind is _PAO or meld.kind is _TI
+    if top < 0:
+        if not trusted:
+            _check_shape(hand)
+        top = max(hand)
     if not trusted:
-        _check_counts(hand, melds, card)
+        _check_copies(hand, melds, card, top)
     locked_huxi = 0
     locked_n = 0
     locked_ti = 0
     in_free = sum(hand)
     if code < 0:
         code = pack_free(hand)
-    if max(hand) >= 3:  # the 坎 and 提 are locked whole: out of the free cards
+    if top >= 3:  # the 坎 and 提 are locked whole: out of the free cards
         kan_huxi, ti_huxi = _locked_huxi(table)
         for i, n in enumerate(hand):
             if n >= 3:
@@ -253,12 +259,16 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     return best_huxi, best_placement, best_code, best_need_pair
 
 
-def _check_counts(hand: Sequence[int], melds: Sequence[Group], card: int) -> None:
-    """Raise :class:`CardCountError` unless ``hand`` is 20 counts of 0 to 4 and, with the
-    table groups and ``card``, holds at most 4 of each card."""
+def _check_shape(hand: Sequence[int]) -> None:
+    """Raise :class:`CardCountError` unless ``hand`` is 20 counts of 0 or more."""
     if len(hand) != KINDS or min(hand) < 0:
         raise CardCountError(f"a hand is {KINDS} counts of 0 to {COPIES}, got {list(hand)}")
-    if not melds and hand[card] < COPIES and max(hand) <= COPIES:
+
+
+def _check_copies(hand: Sequence[int], melds: Sequence[Group], card: int, top: int) -> None:
+    """Raise :class:`CardCountError` unless ``hand`` (holding at most ``top`` of a card),
+    the table groups and ``card`` hold at most 4 of each card together."""
+    if not melds and top <= COPIES and hand[card] < COPIES:
         return
     total = list(hand)
     for meld in melds:
@@ -299,12 +309,16 @@ def solve(hand: Iterable[int], melds: Sequence[Group], card: int,
     §9.1), which the table groups ``melds`` must already score by.
     """
     counts = [0] * KINDS
-    code = 0  # the hand packed for the search, as it is counted
+    code = top = 0  # the hand packed for the search, and the most copies of a card
     for c in hand:
-        counts[c] += 1
+        n = counts[c] + 1
+        counts[c] = n
         code += _PACKED_ONE[c]
+        if n > top:
+            top = n
     return _arrangement(counts, melds, card, table,
-                        _best(counts, melds, card, source, dealer, False, table, code), 0)
+                        _best(counts, melds, card, source, dealer, False, table, code, top),
+                        0, top)
 
 
 def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
@@ -315,18 +329,22 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
     ``trusted`` skips validating the card counts (the engine's state is valid).
     """
     return _arrangement(counts, melds, card, table,
-                        _best(counts, melds, card, source, dealer, trusted, table), min_huxi)
+                        _best(counts, melds, card, source, dealer, trusted, table), min_huxi,
+                        -1)
 
 
 def _arrangement(counts: list[int], melds: Sequence[Group], card: int, table: HuxiTable,
-                 best: _Best, min_huxi: int) -> Arrangement | None:
-    """The arrangement :func:`_best` found (``None`` when none, or below ``min_huxi``)."""
+                 best: _Best, min_huxi: int, top: int) -> Arrangement | None:
+    """The arrangement :func:`_best` found (``None`` when none, or below ``min_huxi``);
+    ``top``: the most copies of a card in ``counts``, or -1 when not counted."""
     huxi, placement, free, need_pair = best
     if placement is None or huxi < min_huxi:
         return None
     how, grown, index = placement
     on_table = list(melds)
-    locked = _locked_groups(counts, table) if max(counts) >= 3 else []
+    if top < 0:
+        top = max(counts)
+    locked = _locked_groups(counts, table) if top >= 3 else []
     extra: list[Group] = []
     winning = -1
     if how == _GROW_MELD:
