@@ -103,8 +103,8 @@ def pack_free(counts: Sequence[int]) -> int:
     True
     """
     code = 0
-    for n, bit in zip(counts, _BIT):  # a loop: machine-word arithmetic when compiled
-        code += n << bit
+    for card, n in enumerate(counts):  # a loop: machine-word arithmetic when compiled
+        code += n << _BIT[card]
     return code
 
 
@@ -128,16 +128,25 @@ def _bad_counts(counts: Sequence[int]) -> str:
 
 _BIT: Final = tuple(_bit(c) for c in range(KINDS))
 
-Step = tuple[int, int, tuple[Group, ...]]
-"""One step at the lowest value: ``(packed cards it removes, its 胡息, its groups)``."""
+class Step:
+    """One step at the lowest value: the packed cards it removes, their 胡息 and groups,
+    and whether it takes the owed pair. (A native class in the compiled build: the search
+    reads its fields without unboxing a tuple.)"""
+
+    def __init__(self, removed: int, huxi: int, groups: tuple[Group, ...], pair: bool
+                 ) -> None:
+        self.removed = removed
+        self.huxi = huxi
+        self.groups = groups
+        self.pair = pair
 
 
 class _Steps(NamedTuple):
     """The steps of one 胡息 table, by value and by ``small | big << 3`` (the counts
-    there): without the pair, and (with their ``uses the pair`` flag) while it is owed."""
+    there): without the pair, and while it is owed."""
 
     plain: tuple[tuple[tuple[Step, ...], ...], ...]
-    owing: tuple[tuple[tuple[tuple[Step, bool], ...], ...], ...]
+    owing: tuple[tuple[tuple[Step, ...], ...], ...]
 
 
 _STARTING: Final = tuple(tuple(v for v in SENTENCE_VALUES if v[0] == low) for low in range(10))
@@ -157,9 +166,9 @@ def _sentence_starts(value: int, n: int) -> list[tuple[int, ...]]:
 
 
 def _value_steps(value: int, small: int, big: int, owing: bool, table: HuxiTable
-                 ) -> list[tuple[Step, bool]]:
+                 ) -> list[Step]:
     """Every way to use ``small`` small and ``big`` big cards of ``value``, all of them."""
-    steps: list[tuple[Step, bool]] = []
+    steps: list[Step] = []
     for k1 in range(small // 2 + 1):  # 绞 of two small and one big (九九玖)
         for k2 in range(big // 2 + 1):  # 绞 of one small and two big (九玖玖)
             s, b = small - 2 * k1 - k2, big - k1 - 2 * k2
@@ -174,9 +183,8 @@ def _value_steps(value: int, small: int, big: int, owing: bool, table: HuxiTable
             for pair_small, pair_big in pairs:
                 for small_starts in _sentence_starts(value, s - 2 * pair_small):
                     for big_starts in _sentence_starts(value, b - 2 * pair_big):
-                        steps.append((_step(value, small, big, jiao, (pair_small, pair_big),
-                                            (small_starts, big_starts), table),
-                                      pair_small + pair_big > 0))
+                        steps.append(_step(value, small, big, jiao, (pair_small, pair_big),
+                                           (small_starts, big_starts), table))
     return steps
 
 
@@ -204,23 +212,23 @@ def _step(value: int, small: int, big: int, jiao: tuple[int, int], pair: tuple[i
             group = Group(GroupKind.SENTENCE, cards, table)
             groups += [group] * n
             huxi += n * group.huxi
-    return removed, huxi, tuple(groups)
+    return Step(removed, huxi, tuple(groups), pair != (0, 0))
 
 
 def _steps(table: HuxiTable) -> _Steps:
     """Every step of every (value, small count, big count), scored by ``table``."""
     plain: list[tuple[tuple[Step, ...], ...]] = []
-    owing: list[tuple[tuple[tuple[Step, bool], ...], ...]] = []
+    owing: list[tuple[tuple[Step, ...], ...]] = []
     for value in range(10):
         row_plain: list[tuple[Step, ...]] = []
-        row_owing: list[tuple[tuple[Step, bool], ...]] = []
+        row_owing: list[tuple[Step, ...]] = []
         for index in range(1 << _VALUE_BITS):
             small, big = index & ((1 << _FIELD) - 1), index >> _FIELD
             if small > _MOST or big > _MOST:
                 row_plain.append(())
                 row_owing.append(())
                 continue
-            row_plain.append(tuple(s for s, _ in _value_steps(value, small, big, False, table)))
+            row_plain.append(tuple(_value_steps(value, small, big, False, table)))
             row_owing.append(tuple(_value_steps(value, small, big, True, table)))
         plain.append(tuple(row_plain))
         owing.append(tuple(row_owing))
@@ -243,7 +251,7 @@ class _Search:
         self.memo_plain: dict[int, int] = {0: 0}
         self.memo_owing: dict[int, int] = {0: _IMPOSSIBLE}
         self.step_plain: dict[int, Step] = {}
-        self.step_owing: dict[int, tuple[Step, bool]] = {}
+        self.step_owing: dict[int, Step] = {}
 
     def plain(self, code: int) -> int:
         """The most 胡息 of ``code``'s cards in sentences and 绞, or -1 (``code`` unseen)."""
@@ -253,15 +261,15 @@ class _Search:
         best = _IMPOSSIBLE
         chosen: Step | None = None
         for step in self.by_plain[value][(code >> value * _VALUE_BITS) & _VALUE_MASK]:
-            removed = step[0]
+            removed = step.removed
             rest = code - removed
             if (code ^ removed ^ rest) & borrows:  # a count went below 0: no fit
                 continue
             r = memo.get(rest)
             if r is None:
                 r = self.plain(rest)
-            if r >= 0 and r + step[1] > best:
-                best, chosen = r + step[1], step
+            if r >= 0 and r + step.huxi > best:
+                best, chosen = r + step.huxi, step
         memo[code] = best
         if chosen is not None:
             self.step_plain[code] = chosen
@@ -274,14 +282,13 @@ class _Search:
         memo_plain = self.memo_plain
         borrows = _BORROWS
         best = _IMPOSSIBLE
-        chosen: tuple[Step, bool] | None = None
-        for entry in self.by_owing[value][(code >> value * _VALUE_BITS) & _VALUE_MASK]:
-            step, pair = entry
-            removed = step[0]
+        chosen: Step | None = None
+        for step in self.by_owing[value][(code >> value * _VALUE_BITS) & _VALUE_MASK]:
+            removed = step.removed
             rest = code - removed
             if (code ^ removed ^ rest) & borrows:
                 continue
-            if pair:
+            if step.pair:
                 r = memo_plain.get(rest)
                 if r is None:
                     r = self.plain(rest)
@@ -289,8 +296,8 @@ class _Search:
                 r = memo.get(rest)
                 if r is None:
                     r = self.owing(rest)
-            if r >= 0 and r + step[1] > best:
-                best, chosen = r + step[1], entry
+            if r >= 0 and r + step.huxi > best:
+                best, chosen = r + step.huxi, step
         memo[code] = best
         if chosen is not None:
             self.step_owing[code] = chosen
@@ -402,12 +409,12 @@ def best_packed_groups(code: int, need_pair: bool, table: HuxiTable = QQ_HUXI
     owed = need_pair
     while code:
         if owed:
-            step, paired = search.step_owing[code]
-            owed = not paired
+            step = search.step_owing[code]
+            owed = not step.pair
         else:
             step = search.step_plain[code]
-        groups += step[2]
-        code -= step[0]  # the step fits: no borrow
+        groups += step.groups
+        code -= step.removed  # the step fits: no borrow
     return huxi, groups
 
 
