@@ -18,7 +18,9 @@ How the speed is reached: one search, value by value, memoised on what is left.
   choices; the best arrangement is read back along the remembered steps.
 * The steps of each (value, small count, big count) are worked out once per 胡息
   table, with their 胡息 and their groups, so a step is one subtraction, one
-  guard-bit test and one lookup.
+  borrow test and one lookup.
+* A state fits a machine word (60 bits), so the compiled build's search runs on C
+  integers, and a step is a native object there: no tuple is unboxed or built.
 
 >>> from paohuzi.core.cards import counts_of, parse_cards
 >>> best_free_huxi(counts_of(parse_cards("一二三 二七十 壹贰叁 九九玖")), need_pair=False)
