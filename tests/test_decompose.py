@@ -152,3 +152,40 @@ def test_bad_counts_are_refused_by_name(counts: list[int], message: str) -> None
         best_free_huxi(counts, need_pair=False)
     with pytest.raises(CardCountError, match=message):
         best_free_groups(counts, need_pair=True)
+
+
+def test_packed_codes_fit_a_machine_word_and_pack_like_the_checked_pack() -> None:
+    rng = random.Random(14)
+    for _ in range(300):
+        counts = [rng.randint(0, 4) for _ in range(KINDS)]
+        code = decompose.pack_free(counts)
+        assert code == decompose._pack(counts) == sum(
+            decompose.packed(c, n) for c, n in enumerate(counts))
+        assert code < 1 << 60  # the compiled build's C integers hold it
+        # each card's field reads back its count
+        assert [code >> decompose._BIT[c] & 7 for c in range(KINDS)] == counts
+
+
+def test_a_step_that_takes_a_missing_card_does_not_fit() -> None:
+    # 一二 and 四: the run 一二三 needs a 三; the borrow test refuses it (not reading
+    # other fields as 三s); 捌玖 九: the run 捌玖拾 borrows past the last field.
+    for text in ("一二四", "一二 四四四四", "捌玖 九"):
+        assert best_free_huxi(counts_of(parse_cards(text)), need_pair=False) == -1
+    # Found by breaking the borrow test (a field at 0 less 4 reads 4, its neighbour
+    # pays one): the groups would hold 三s the hand does not have.
+    cards = parse_cards("一一三三三三七七八八壹叁叁叁叁伍陆柒柒捌")
+    found = best_free_groups(counts_of(cards), need_pair=True)
+    assert found is not None
+    assert sorted(c for g in found[1] for c in g.cards) == sorted(cards)
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda t: t.name)
+def test_packed_groups_agree_with_the_counted_groups(table: HuxiTable) -> None:
+    for p in concealed_positions(5, 200):
+        counts = counts_of([*p.hand, p.card])
+        for need_pair in (False, True):
+            if (sum(counts) - 2 * need_pair) % 3:
+                assert best_free_groups(counts, need_pair, table) is None
+                continue
+            packed = decompose.best_packed_groups(decompose.pack_free(counts), need_pair, table)
+            assert packed == best_free_groups(counts, need_pair, table)

@@ -178,6 +178,20 @@ def test_too_many_copies_rejected():
               "other")
     with pytest.raises(PaohuziError, match="source"):
         solve(H(EXAMPLE), [], C("拾"), "discard")
+    # without table groups: the hand and the card alone (the check's quick path)
+    with pytest.raises(CardCountError, match="5 copies of 三"):
+        solve(H("三三三三 一二 七八九 壹贰叁 肆伍陆 柒捌玖"), [], C("三"), "other")
+
+
+@pytest.mark.parametrize(("counts", "message"), [
+    ([0] * 19 + [-1], "a hand is 20 counts of 0 to 4, got"),
+    ([1] * 19, "a hand is 20 counts"),
+])
+def test_bad_count_vectors_rejected_by_name(counts: list[int], message: str) -> None:
+    with pytest.raises(CardCountError, match=message):
+        solve_counts(counts, [], 0, "other")
+    with pytest.raises(CardCountError, match=message):
+        solve_counts(counts, [], 0, "self", trusted=False)
 
 
 def test_partial_best_huxi():

@@ -11,14 +11,16 @@ How the speed is reached: one search, value by value, memoised on what is left.
   card: 绞 of that value, the pair, and sentences *starting* there (a run, or
   二七十 at the 2). So one step decides everything at that value, both sizes at
   once, and removes those groups whole; what is left holds only higher values.
-* Every state (the counts left, 4 bits a card, and whether the pair is still owed)
+* Every state (the counts left, 3 bits a card, and whether the pair is still owed)
   is solved once and remembered with its best step, in dicts shared by every query.
   Different 绞 choices that leave the same cards meet in one state, so the cost
   grows with the number of distinct states, not with the product of the 绞
   choices; the best arrangement is read back along the remembered steps.
 * The steps of each (value, small count, big count) are worked out once per 胡息
   table, with their 胡息 and their groups, so a step is one subtraction, one
-  guard-bit test and one lookup.
+  borrow test and one lookup.
+* A state fits a machine word (60 bits), so the compiled build's search runs on C
+  integers, and a step is a native object there: no tuple is unboxed or built.
 
 >>> from paohuzi.core.cards import counts_of, parse_cards
 >>> best_free_huxi(counts_of(parse_cards("一二三 二七十 壹贰叁 九九玖")), need_pair=False)
@@ -29,7 +31,7 @@ How the speed is reached: one search, value by value, memoised on what is left.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from operator import lshift
 from typing import Final, NamedTuple
 
@@ -48,6 +50,7 @@ __all__ = [
     "best_free_groups",
     "best_free_huxi",
     "best_free_split",
+    "best_packed_groups",
     "best_packed_huxi",
     "clear_caches",
     "pack_free",
@@ -60,13 +63,16 @@ __all__ = [
 _IMPOSSIBLE: Final = -1
 Shape = tuple[int, ...]
 
-# The counts are packed into one int, 4 bits a card, the two sizes of a value side by
-# side: card ``v`` (small) at bit ``8 * v``, card ``v + 10`` (big) at ``8 * v + 4``.
-# A count is at most 4; a step subtracts from ``code | _GUARDS`` (bit 3 of every field
-# set) and fits exactly when no guard bit was borrowed.
-_FIELD: Final = 4
+# The counts are packed into one int, 3 bits a card, the two sizes of a value side by
+# side: card ``v`` (small) at bit ``6 * v``, card ``v + 10`` (big) at ``6 * v + 3``: 60
+# bits, a machine word for the compiled build. A step subtracts its cards from the code
+# and fits exactly when no field borrowed from the one above it: the bits where
+# ``code ^ removed ^ rest`` is set are the borrows, so none may be a field's lowest bit
+# (nor the bit above the last field: the code went negative).
+_FIELD: Final = 3
 _VALUE_BITS: Final = 2 * _FIELD
-_GUARDS: Final = sum(8 << (_FIELD * i) for i in range(KINDS))
+_VALUE_MASK: Final = (1 << _VALUE_BITS) - 1
+_BORROWS: Final = sum(1 << (_FIELD * i) for i in range(1, KINDS + 1))
 _MOST: Final = 4
 """The most copies of a card the search takes (the deck's)."""
 
@@ -79,7 +85,7 @@ def _bit(card: int) -> int:
 def _pack(counts: Sequence[int]) -> int:
     """The packed code of a count vector (the fields are disjoint: a sum is an or).
 
-    >>> _pack([1] + [0] * 9 + [2] + [0] * 9) == 1 | 2 << 4
+    >>> _pack([1] + [0] * 9 + [2] + [0] * 9) == 1 | 2 << 3
     True
     >>> _pack([5] + [0] * 19)
     Traceback (most recent call last):
@@ -98,13 +104,16 @@ def pack_free(counts: Sequence[int]) -> int:
     >>> pack_free([1] + [0] * 9 + [2] + [0] * 9) == packed(0) + packed(10, 2)
     True
     """
-    return sum(map(lshift, counts, _BIT))
+    code = 0
+    for card, n in enumerate(counts):  # a loop: machine-word arithmetic when compiled
+        code += n << _BIT[card]
+    return code
 
 
 def packed(card: int, n: int = 1) -> int:
     """``n`` copies of ``card`` as a packed code (negative ``n``: to take them off one).
 
-    >>> packed(1, 2) == 2 << 8
+    >>> packed(1, 2) == 2 << 6
     True
     """
     return n << _BIT[card]
@@ -121,16 +130,25 @@ def _bad_counts(counts: Sequence[int]) -> str:
 
 _BIT: Final = tuple(_bit(c) for c in range(KINDS))
 
-Step = tuple[int, int, tuple[Group, ...]]
-"""One step at the lowest value: ``(packed cards it removes, its 胡息, its groups)``."""
+class Step:
+    """One step at the lowest value: the packed cards it removes, their 胡息 and groups,
+    and whether it takes the owed pair. (A native class in the compiled build: the search
+    reads its fields without unboxing a tuple.)"""
+
+    def __init__(self, removed: int, huxi: int, groups: tuple[Group, ...], pair: bool
+                 ) -> None:
+        self.removed = removed
+        self.huxi = huxi
+        self.groups = groups
+        self.pair = pair
 
 
 class _Steps(NamedTuple):
-    """The steps of one 胡息 table, by value and by ``small | big << 4`` (the counts
-    there): without the pair, and (with their ``uses the pair`` flag) while it is owed."""
+    """The steps of one 胡息 table, by value and by ``small | big << 3`` (the counts
+    there): without the pair, and while it is owed."""
 
     plain: tuple[tuple[tuple[Step, ...], ...], ...]
-    owing: tuple[tuple[tuple[tuple[Step, bool], ...], ...], ...]
+    owing: tuple[tuple[tuple[Step, ...], ...], ...]
 
 
 _STARTING: Final = tuple(tuple(v for v in SENTENCE_VALUES if v[0] == low) for low in range(10))
@@ -150,9 +168,9 @@ def _sentence_starts(value: int, n: int) -> list[tuple[int, ...]]:
 
 
 def _value_steps(value: int, small: int, big: int, owing: bool, table: HuxiTable
-                 ) -> list[tuple[Step, bool]]:
+                 ) -> list[Step]:
     """Every way to use ``small`` small and ``big`` big cards of ``value``, all of them."""
-    steps: list[tuple[Step, bool]] = []
+    steps: list[Step] = []
     for k1 in range(small // 2 + 1):  # 绞 of two small and one big (九九玖)
         for k2 in range(big // 2 + 1):  # 绞 of one small and two big (九玖玖)
             s, b = small - 2 * k1 - k2, big - k1 - 2 * k2
@@ -167,9 +185,8 @@ def _value_steps(value: int, small: int, big: int, owing: bool, table: HuxiTable
             for pair_small, pair_big in pairs:
                 for small_starts in _sentence_starts(value, s - 2 * pair_small):
                     for big_starts in _sentence_starts(value, b - 2 * pair_big):
-                        steps.append((_step(value, small, big, jiao, (pair_small, pair_big),
-                                            (small_starts, big_starts), table),
-                                      pair_small + pair_big > 0))
+                        steps.append(_step(value, small, big, jiao, (pair_small, pair_big),
+                                           (small_starts, big_starts), table))
     return steps
 
 
@@ -197,100 +214,96 @@ def _step(value: int, small: int, big: int, jiao: tuple[int, int], pair: tuple[i
             group = Group(GroupKind.SENTENCE, cards, table)
             groups += [group] * n
             huxi += n * group.huxi
-    return removed, huxi, tuple(groups)
+    return Step(removed, huxi, tuple(groups), pair != (0, 0))
 
 
 def _steps(table: HuxiTable) -> _Steps:
     """Every step of every (value, small count, big count), scored by ``table``."""
     plain: list[tuple[tuple[Step, ...], ...]] = []
-    owing: list[tuple[tuple[tuple[Step, bool], ...], ...]] = []
+    owing: list[tuple[tuple[Step, ...], ...]] = []
     for value in range(10):
         row_plain: list[tuple[Step, ...]] = []
-        row_owing: list[tuple[tuple[Step, bool], ...]] = []
+        row_owing: list[tuple[Step, ...]] = []
         for index in range(1 << _VALUE_BITS):
-            small, big = index & 15, index >> _FIELD
+            small, big = index & ((1 << _FIELD) - 1), index >> _FIELD
             if small > _MOST or big > _MOST:
                 row_plain.append(())
                 row_owing.append(())
                 continue
-            row_plain.append(tuple(s for s, _ in _value_steps(value, small, big, False, table)))
+            row_plain.append(tuple(_value_steps(value, small, big, False, table)))
             row_owing.append(tuple(_value_steps(value, small, big, True, table)))
         plain.append(tuple(row_plain))
         owing.append(tuple(row_owing))
     return _Steps(tuple(plain), tuple(owing))
 
 
-class _Search(NamedTuple):
-    """One 胡息 table's search: its two solvers and their memos (best 胡息 and best step
-    of each state), without the pair and while it is owed."""
-
-    plain: Callable[[int], int]
-    owing: Callable[[int], int]
-    memo_plain: dict[int, int]
-    memo_owing: dict[int, int]
-    step_plain: dict[int, Step]
-    step_owing: dict[int, tuple[Step, bool]]
+_LOWEST_VALUE: Final = (-1, *(b // _VALUE_BITS for b in range(KINDS * _FIELD)))
+"""The value of a code's lowest card, by the bit length of its lowest set bit."""
 
 
-def _make_search(table: HuxiTable) -> _Search:
-    """The memoised value-by-value search of ``table``'s best free 胡息 (see the module)."""
-    steps = _steps(table)
-    by_plain, by_owing = steps.plain, steps.owing
-    memo_plain: dict[int, int] = {0: 0}
-    memo_owing: dict[int, int] = {0: _IMPOSSIBLE}
-    step_plain: dict[int, Step] = {}
-    step_owing: dict[int, tuple[Step, bool]] = {}
-    guards = _GUARDS
+class _Search:
+    """One 胡息 table's memoised value-by-value search (see the module): its steps, and
+    the memos (best 胡息 and best step of each state), without the pair and while it is
+    owed. (A native class in the compiled build: its attributes and methods are C.)"""
 
-    def plain(code: int) -> int:
+    def __init__(self, table: HuxiTable) -> None:
+        steps = _steps(table)
+        self.by_plain = steps.plain
+        self.by_owing = steps.owing
+        self.memo_plain: dict[int, int] = {0: 0}
+        self.memo_owing: dict[int, int] = {0: _IMPOSSIBLE}
+        self.step_plain: dict[int, Step] = {}
+        self.step_owing: dict[int, Step] = {}
+
+    def plain(self, code: int) -> int:
         """The most 胡息 of ``code``'s cards in sentences and 绞, or -1 (``code`` unseen)."""
-        value = ((code & -code).bit_length() - 1) >> 3
+        value = _LOWEST_VALUE[(code & -code).bit_length()]
+        memo = self.memo_plain
+        borrows = _BORROWS
         best = _IMPOSSIBLE
         chosen: Step | None = None
-        high = code | guards
-        for step in by_plain[value][(code >> (value << 3)) & 255]:
-            rest = high - step[0]
-            if rest & guards != guards:
+        for step in self.by_plain[value][(code >> value * _VALUE_BITS) & _VALUE_MASK]:
+            removed = step.removed
+            rest = code - removed
+            if (code ^ removed ^ rest) & borrows:  # a count went below 0: no fit
                 continue
-            rest ^= guards
-            r = memo_plain.get(rest)
+            r = memo.get(rest)
             if r is None:
-                r = plain(rest)
-            if r >= 0 and r + step[1] > best:
-                best, chosen = r + step[1], step
-        memo_plain[code] = best
+                r = self.plain(rest)
+            if r >= 0 and r + step.huxi > best:
+                best, chosen = r + step.huxi, step
+        memo[code] = best
         if chosen is not None:
-            step_plain[code] = chosen
+            self.step_plain[code] = chosen
         return best
 
-    def owing(code: int) -> int:
-        """:func:`plain` with one pair owed (``code`` unseen)."""
-        value = ((code & -code).bit_length() - 1) >> 3
+    def owing(self, code: int) -> int:
+        """:meth:`plain` with one pair owed (``code`` unseen)."""
+        value = _LOWEST_VALUE[(code & -code).bit_length()]
+        memo = self.memo_owing
+        memo_plain = self.memo_plain
+        borrows = _BORROWS
         best = _IMPOSSIBLE
-        chosen: tuple[Step, bool] | None = None
-        high = code | guards
-        for entry in by_owing[value][(code >> (value << 3)) & 255]:
-            step, pair = entry
-            rest = high - step[0]
-            if rest & guards != guards:
+        chosen: Step | None = None
+        for step in self.by_owing[value][(code >> value * _VALUE_BITS) & _VALUE_MASK]:
+            removed = step.removed
+            rest = code - removed
+            if (code ^ removed ^ rest) & borrows:
                 continue
-            rest ^= guards
-            if pair:
+            if step.pair:
                 r = memo_plain.get(rest)
                 if r is None:
-                    r = plain(rest)
+                    r = self.plain(rest)
             else:
-                r = memo_owing.get(rest)
+                r = memo.get(rest)
                 if r is None:
-                    r = owing(rest)
-            if r >= 0 and r + step[1] > best:
-                best, chosen = r + step[1], entry
-        memo_owing[code] = best
+                    r = self.owing(rest)
+            if r >= 0 and r + step.huxi > best:
+                best, chosen = r + step.huxi, step
+        memo[code] = best
         if chosen is not None:
-            step_owing[code] = chosen
+            self.step_owing[code] = chosen
         return best
-
-    return _Search(plain, owing, memo_plain, memo_owing, step_plain, step_owing)
 
 
 _searches: dict[HuxiTable, _Search] = {}
@@ -302,7 +315,7 @@ their memory: about 110 bytes a state)."""
 def _search_of(table: HuxiTable) -> _Search:
     found = _searches.get(table)
     if found is None:
-        found = _searches[table] = _make_search(table)
+        found = _searches[table] = _Search(table)
     return found
 
 
@@ -378,19 +391,32 @@ def best_free_groups(counts: Sequence[int], need_pair: bool, table: HuxiTable = 
     code = _pack(counts)
     if (sum(counts) - 2 * need_pair) % 3:
         return None
+    return best_packed_groups(code, need_pair, table)
+
+
+def best_packed_groups(code: int, need_pair: bool, table: HuxiTable = QQ_HUXI
+                       ) -> tuple[int, list[Group]] | None:
+    """:func:`best_free_groups` of packed free cards, as :func:`best_packed_huxi` takes them.
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards
+    >>> huxi, groups = best_packed_groups(pack_free(counts_of(parse_cards("一二三 五五"))), True)
+    >>> huxi, [str(g) for g in groups]
+    (3, ['sentence:一二三', 'pair:五五'])
+    """
     search = _QQ if table is QQ_HUXI else _search_of(table)
     huxi = _solve(code, need_pair, search)
     if huxi < 0:
         return None
     groups: list[Group] = []
     owed = need_pair
-    guards = _GUARDS
     while code:
-        removed, _, found = (search.step_owing[code][0] if owed else search.step_plain[code])
         if owed:
-            owed = not search.step_owing[code][1]
-        groups += found
-        code = ((code | guards) - removed) ^ guards
+            step = search.step_owing[code]
+            owed = not step.pair
+        else:
+            step = search.step_plain[code]
+        groups += step.groups
+        code -= step.removed  # the step fits: no borrow
     return huxi, groups
 
 

@@ -31,10 +31,17 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from paohuzi.core.cardcount import MENZI_TO_WIN, may_form_menzi
-from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards, validate_counts
+from paohuzi.core.cards import (
+    ALL_CARDS,
+    COPIES,
+    KINDS,
+    Card,
+    counts_of,
+    format_cards,
+    validate_counts,
+)
 from paohuzi.core.decompose import (
-    best_free_groups,
-    best_free_huxi,
+    best_packed_groups,
     best_packed_huxi,
     pack_free,
     packed,
@@ -42,7 +49,7 @@ from paohuzi.core.decompose import (
     partial_scoring_split,
     scoring_gain,
 )
-from paohuzi.core.errors import PaohuziError
+from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import (
     GROWABLE,
     HUXI_TABLES,
@@ -170,14 +177,22 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
     return [(_FREE, None, -1)]
 
 
-def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, dealer: bool,
-          trusted: bool = False, table: HuxiTable = QQ_HUXI
-          ) -> tuple[int, tuple[int, Group | None, int] | None, list[int], bool]:
-    """Most 胡息 of a winning arrangement: ``(huxi, placement, free counts, whether the
-    free cards hold the pair)``; huxi -1 if none.
-    Groups score by ``table`` (the table groups already do: they were built with it).
+_Best = tuple[int, tuple[int, Group | None, int] | None, int, bool]
+"""What :func:`_best` finds: ``(huxi, placement, free cards packed, whether they hold the
+pair)``."""
 
-    ``trusted`` skips the card-count validation (for the engine, whose state is valid).
+
+def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, dealer: bool,
+          trusted: bool = False, table: HuxiTable = QQ_HUXI, code: int = -1, top: int = -1
+          ) -> _Best:
+    """Most 胡息 of a winning arrangement: ``(huxi, placement, free cards packed
+    (:func:`~paohuzi.core.decompose.pack_free`), whether the free cards hold the pair)``;
+    huxi -1 if none. Groups score by ``table`` (the table groups already do: they were
+    built with it).
+
+    ``trusted`` skips the card-count validation (for the engine, whose state is valid);
+    ``code`` and ``top``, when not -1, are every card of ``hand`` packed and the most
+    copies of one card, as :func:`solve` counts them (20 counts of 0 or more).
     """
     if not 0 <= card < KINDS:
         raise PaohuziError(f"card index must be 0..19, got {card}")
@@ -186,32 +201,31 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
     for meld in melds:
         table_huxi += meld.huxi
         table_pao_ti += meld.kind is _PAO or meld.kind is _TI
+    if top < 0:
+        if not trusted:
+            _check_shape(hand)
+        top = max(hand)
     if not trusted:
-        total = list(hand)
-        for meld in melds:
-            for c in meld.cards:
-                total[c] += 1
-        total[card] += 1
-        validate_counts(total, "hand, table and winning card together")
+        _check_copies(hand, melds, card, top)
     locked_huxi = 0
     locked_n = 0
     locked_ti = 0
-    free = [n if n <= 2 else 0 for n in hand]
-    kan_huxi, ti_huxi = _locked_huxi(table)
-    if max(hand) >= 3:
+    in_free = sum(hand)
+    if code < 0:
+        code = pack_free(hand)
+    if top >= 3:  # the 坎 and 提 are locked whole: out of the free cards
+        kan_huxi, ti_huxi = _locked_huxi(table)
         for i, n in enumerate(hand):
-            if n == 3:
-                locked_huxi += kan_huxi[i]
+            if n >= 3:
+                locked_huxi += kan_huxi[i] if n == 3 else ti_huxi[i]
                 locked_n += 1
-            elif n == 4:
-                locked_huxi += ti_huxi[i]
-                locked_n += 1
-                locked_ti += 1
-    in_free = sum(free)
-    code = pack_free(free) if trusted else 0  # the free cards packed, for the search
+                locked_ti += n == 4
+                in_free -= n
+                code -= packed(i, n)
+    # code: the free cards packed, for the search
     best_huxi = -1
     best_placement = None
-    best_delta = 0
+    best_code = code
     best_need_pair = False
     for placement in _placements(hand, melds, card, source, dealer, table):
         how, group, index = placement
@@ -225,7 +239,7 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
             assert group is not None
             fixed_huxi += group.huxi
             if how == _GROW_KAN:
-                fixed_huxi -= kan_huxi[card]
+                fixed_huxi -= _locked_huxi(table)[0][card]
                 pao_ti += 1
             elif how == _GROW_MELD:
                 fixed_huxi -= melds[index].huxi
@@ -237,22 +251,32 @@ def _best(hand: list[int], melds: Sequence[Group], card: int, source: Source, de
         n_free = in_free + delta - (2 if need_pair else 0)
         if n_free < 0 or n_free % 3 or fixed_n + n_free // 3 + need_pair != MENZI_TO_WIN:
             continue
-        if trusted:  # no validation: the engine's counts are valid
-            free_huxi = best_packed_huxi(code + packed(card, delta), need_pair, table)
-        else:
-            free_huxi = best_free_huxi(_with(free, card, delta), need_pair, table)
+        with_card = code + packed(card, delta) if delta else code
+        free_huxi = best_packed_huxi(with_card, need_pair, table)
         if free_huxi >= 0 and free_huxi + fixed_huxi > best_huxi:
-            best_huxi, best_placement, best_delta = free_huxi + fixed_huxi, placement, delta
+            best_huxi, best_placement, best_code = free_huxi + fixed_huxi, placement, with_card
             best_need_pair = need_pair
-    best_free = _with(free, card, best_delta) if best_delta else free
-    return best_huxi, best_placement, best_free, best_need_pair
+    return best_huxi, best_placement, best_code, best_need_pair
 
 
-def _with(free: list[int], card: int, delta: int) -> list[int]:
-    """A copy of the free counts with ``delta`` more of ``card``."""
-    out = list(free)
-    out[card] += delta
-    return out
+def _check_shape(hand: Sequence[int]) -> None:
+    """Raise :class:`CardCountError` unless ``hand`` is 20 counts of 0 or more."""
+    if len(hand) != KINDS or min(hand) < 0:
+        raise CardCountError(f"a hand is {KINDS} counts of 0 to {COPIES}, got {list(hand)}")
+
+
+def _check_copies(hand: Sequence[int], melds: Sequence[Group], card: int, top: int) -> None:
+    """Raise :class:`CardCountError` unless ``hand`` (holding at most ``top`` of a card),
+    the table groups and ``card`` hold at most 4 of each card together."""
+    if not melds and top <= COPIES and hand[card] < COPIES:
+        return
+    total = list(hand)
+    for meld in melds:
+        for c in meld.cards:
+            total[c] += 1
+    total[card] += 1
+    if max(total) > COPIES:
+        validate_counts(total, "hand, table and winning card together")
 
 
 _KAN: Final = GroupKind.KAN
@@ -284,7 +308,17 @@ def solve(hand: Iterable[int], melds: Sequence[Group], card: int,
     threshold is not (see :func:`can_hu`). Groups score by ``table`` (§5; ``luzhou``
     §9.1), which the table groups ``melds`` must already score by.
     """
-    return solve_counts(counts_of(hand), melds, card, source, dealer=dealer, table=table)
+    counts = [0] * KINDS
+    code = top = 0  # the hand packed for the search, and the most copies of a card
+    for c in hand:
+        n = counts[c] + 1
+        counts[c] = n
+        code += _PACKED_ONE[c]
+        if n > top:
+            top = n
+    return _arrangement(counts, melds, card, table,
+                        _best(counts, melds, card, source, dealer, False, table, code, top),
+                        0, top)
 
 
 def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
@@ -294,16 +328,25 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
 
     ``trusted`` skips validating the card counts (the engine's state is valid).
     """
-    huxi_table = table
-    huxi, placement, free, need_pair = _best(counts, melds, card, source, dealer, trusted,
-                                             huxi_table)
+    return _arrangement(counts, melds, card, table,
+                        _best(counts, melds, card, source, dealer, trusted, table), min_huxi,
+                        -1)
+
+
+def _arrangement(counts: list[int], melds: Sequence[Group], card: int, table: HuxiTable,
+                 best: _Best, min_huxi: int, top: int) -> Arrangement | None:
+    """The arrangement :func:`_best` found (``None`` when none, or below ``min_huxi``);
+    ``top``: the most copies of a card in ``counts``, or -1 when not counted."""
+    huxi, placement, free, need_pair = best
     if placement is None or huxi < min_huxi:
         return None
     how, grown, index = placement
     on_table = list(melds)
-    locked = _locked_groups(counts, huxi_table)
+    if top < 0:
+        top = max(counts)
+    locked = _locked_groups(counts, table) if top >= 3 else []
     extra: list[Group] = []
-    winning: int | None = None
+    winning = -1
     if how == _GROW_MELD:
         assert grown is not None
         on_table[index] = grown
@@ -315,14 +358,18 @@ def solve_counts(counts: list[int], melds: Sequence[Group], card: int,
     elif how == _WITH_PAIR:
         assert grown is not None
         extra.append(grown)
-    fixed = on_table + locked + extra
+    groups = on_table + locked + extra
     if extra:
-        winning = len(fixed) - 1
-    found = best_free_groups(free, need_pair, huxi_table)  # read back from _best's search
+        winning = len(groups) - 1
+    found = best_packed_groups(free, need_pair, table)  # read back from _best's search
     assert found is not None
-    groups = fixed + found[1]
-    if winning is None:  # the card went to the free cards: the first free group holding it
-        winning = next(i for i in range(len(fixed), len(groups)) if card in groups[i].cards)
+    if winning < 0:  # the card went to the free cards: the first free group holding it
+        winning = len(groups)
+        for group in found[1]:
+            if card in group.cards:
+                break
+            winning += 1
+    groups += found[1]
     laid = (True,) * len(on_table) + (False,) * (len(groups) - len(on_table))
     return Arrangement(tuple(groups), laid, (), winning)
 
