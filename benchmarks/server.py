@@ -535,6 +535,12 @@ def main() -> None:
                         help="run the load clients, and the throwaway PostgreSQL and "
                              "Redis, on these CPUs only (e.g. 2-7)")
     args = parser.parse_args()
+    if args.client == "picows":
+        try:
+            import picows  # noqa: F401
+        except ImportError:
+            parser.error("--client picows needs picows: pip install -e '.[bench]' "
+                         "(or --client websockets)")
     pin([os.getpid()], args.load_cpus)
     if args.client_loop == "uvloop":  # the load clients' loop (uvicorn[standard] brings it)
         import uvloop
