@@ -324,6 +324,46 @@ def test_win_prefilter_mask_holds_every_card_the_prefilter_lets_through(table_na
     assert let_through > 1000 and masked_out > 10_000
 
 
+def _facts_by_hand(counts, table):
+    """The prefilter's facts of a hand worked out card by card (the plain reading of
+    WinFacts' fields), to check win_facts' packed one-pass form against."""
+    from paohuzi.core.decompose import pack_free, partial_scoring_sentences
+    from paohuzi.core.groups import partners
+
+    free = [n if n <= 2 else 0 for n in counts]
+    locked = sum(table.identical[GroupKind.KAN][c] if n == 3 else
+                 table.identical[GroupKind.TI][c] if n == 4 else 0
+                 for c, n in enumerate(counts))
+    isolated = tuple(c for c in range(20) if counts[c] == 1
+                     and not any(free[d] for d in partners(c)))
+    return (sum(counts), counts.count(4), locked + partial_scoring_sentences(free, table),
+            tuple(free), isolated, sum(1 << c for c in range(20) if counts[c] >= 2),
+            sum(free), pack_free(free))
+
+
+@pytest.mark.parametrize("table_name", ["qq", "luzhou"])
+def test_win_facts_packed_pass_reads_each_field_right(table_name):
+    """win_facts sums packed per-card rows in one pass: every field it reads off the sum
+    equals the card-by-card reading, on random hands with 坎 and 提 (up to 4 of a card)."""
+    import random
+
+    from paohuzi.core.groups import HUXI_TABLES
+    from paohuzi.core.solver import win_facts
+
+    table = HUXI_TABLES[table_name]
+    rng = random.Random(5)
+    kans = 0
+    for _ in range(3000):
+        counts = [0] * 20
+        for _ in range(rng.randrange(1, 27)):
+            card = rng.randrange(20)
+            if counts[card] < 4:
+                counts[card] += 1
+        kans += 3 in counts or 4 in counts
+        assert tuple(win_facts(counts, table)) == _facts_by_hand(counts, table), counts
+    assert kans > 500
+
+
 def test_isolated_allow_is_the_partner_rule():
     """At most two isolated cards; the card must be a partner of each (or, for one, the
     card itself)."""
