@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from operator import getitem
 from typing import Final, NamedTuple
 
 from paohuzi.core.cardcount import MENZI_TO_WIN, may_form_menzi
@@ -552,89 +551,38 @@ def isolated_cards(hand: Sequence[int]) -> tuple[int, ...]:
 
 def win_facts(hand: Sequence[int], table: HuxiTable = QQ_HUXI) -> WinFacts:
     """What :func:`may_win` needs of a hand (a count vector), worked out (see
-    :func:`hand_facts` for the memoised form).
-
-    One pass in C over the hand: each card's count picks a precomputed row of packed
-    fields (:func:`_fact_rows`) and the rows are summed; the fields are read off the sum.
-
-    >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards
-    >>> facts = win_facts(counts_of(parse_cards("壹贰叁 壹贰叁 壹贰叁 肆伍陆 肆伍陆 拾拾拾 三 十")))
-    >>> facts.cards, facts.ti, facts.huxi, facts.free_cards, format_cards(facts.isolated)
-    (20, 0, 24, 8, '三十')
-    """
-    rows = _QQ_FACT_ROWS if table is QQ_HUXI else _FACT_ROWS[table.name]
-    total: int = sum(map(getitem, rows, hand))
-    rest = total >> _CODE_BITS  # the fields after the code
-    free_mask = rest >> _AT_FREE & _CARDS_MASK
-    free = tuple(hand) if not rest >> _AT_LOCKED_N & _FIELD_MASK \
-        else tuple(map(_FREE_OF.__getitem__, hand))
-    isolated = rest & _CARDS_MASK & ~(_COVERED_SMALL[free_mask & _SIZE_MASK]
-                                      | _COVERED_BIG[free_mask >> _SIZE_BITS])
-    return _new_facts(WinFacts, (
-        rest >> _AT_CARDS & _FIELD_MASK, rest >> _AT_TI & _FIELD_MASK,
-        (rest >> _AT_LOCKED) + partial_scoring_sentences(free, table), free,
-        _cards_of_bits(isolated) if isolated else (), rest >> _AT_PAIRS & _CARDS_MASK,
-        rest >> _AT_FREE_CARDS & _FIELD_MASK, total & _CODE_MASK))
-
-
-def _cards_of_bits(bits: int) -> tuple[int, ...]:
-    """The cards of a mask (bit ``c``: card ``c``), in card order."""
-    cards = []
-    while bits:
-        low = bits & -bits
-        cards.append(low.bit_length() - 1)
-        bits ^= low
-    return tuple(cards)
-
-
-# The packed fields of a hand's facts, summed over its cards: the free cards' search code
-# (the low bits), then per-card masks and small counts (offsets from the code's end), each
-# field wide enough that no sum of 20 cards' rows carries out of it.
-_CODE_BITS: Final = KINDS * 4
-_CODE_MASK: Final = (1 << _CODE_BITS) - 1
-_CARDS_MASK: Final = (1 << KINDS) - 1
-_SIZE_BITS: Final = KINDS // 2
-_SIZE_MASK: Final = (1 << _SIZE_BITS) - 1
-_FIELD_MASK: Final = (1 << 8) - 1  # counts up to 80 (cards) per field
-_AT_SINGLES: Final = 0
-_AT_FREE: Final = _AT_SINGLES + KINDS
-_AT_PAIRS: Final = _AT_FREE + KINDS
-_AT_FREE_CARDS: Final = _AT_PAIRS + KINDS
-_AT_TI: Final = _AT_FREE_CARDS + 8
-_AT_LOCKED_N: Final = _AT_TI + 8
-_AT_CARDS: Final = _AT_LOCKED_N + 8
-_AT_LOCKED: Final = _AT_CARDS + 8  # the 胡息 of the 坎 and 提: the last field, unbounded
-_new_facts: Final = tuple.__new__
-"""Builds a :class:`WinFacts` from its fields without a Python-level call."""
-_FREE_OF: Final = (0, 1, 2, 0, 0)
-"""A card's free count by its count in hand (a 坎 or 提 is locked whole)."""
-
-
-def _fact_row(card: int, n: int, kan_huxi: int, ti_huxi: int) -> int:
-    """The packed facts of ``n`` copies of ``card`` in a hand (see :func:`win_facts`)."""
-    bit = 1 << card
-    row = n << _AT_CARDS
-    if n == 1:
-        row |= bit << _AT_SINGLES | bit << _AT_FREE | 1 << _AT_FREE_CARDS
-    elif n == 2:
-        row |= bit << _AT_FREE | bit << _AT_PAIRS | 2 << _AT_FREE_CARDS
-    elif n >= 3:
-        row |= bit << _AT_PAIRS | 1 << _AT_LOCKED_N
-        if n == 3:
-            row |= kan_huxi << _AT_LOCKED
-        else:
-            row |= ti_huxi << _AT_LOCKED | 1 << _AT_TI
-    return row << _CODE_BITS | (packed(card, n) if n <= 2 else 0)
-
-
-def _fact_rows(table: HuxiTable) -> tuple[tuple[int, ...], ...]:
-    """Per card, the packed facts (:func:`_fact_row`) of 0 to 4 copies of it."""
-    kan, ti = _locked_huxi(table)
-    return tuple(tuple(_fact_row(c, n, kan[c], ti[c]) for n in range(5)) for c in range(KINDS))
-
-
-_FACT_ROWS: Final = {name: _fact_rows(t) for name, t in HUXI_TABLES.items()}
-_QQ_FACT_ROWS: Final = _FACT_ROWS[QQ_HUXI.name]
+    :func:`hand_facts` for the memoised form)."""
+    free = list(hand)
+    kan_huxi, ti_huxi = _locked_huxi(table)
+    locked = ti = pairs = free_mask = free_cards = code = 0
+    singles = []
+    i = -1
+    for n in hand:  # one pass, the free cards' code summed as it goes (a hot path)
+        i += 1
+        if not n:
+            continue
+        if n == 1:
+            singles.append(i)
+            free_mask |= _CARD_BITS[i]
+            free_cards += 1
+            code += _PACKED_ONE[i]
+        elif n == 2:
+            pairs |= _CARD_BITS[i]
+            free_mask |= _CARD_BITS[i]
+            free_cards += 2
+            code += _PACKED_TWO[i]
+        else:  # a 坎 or 提: locked whole
+            pairs |= _CARD_BITS[i]
+            free[i] = 0
+            if n == 3:
+                locked += kan_huxi[i]
+            else:
+                locked += ti_huxi[i]
+                ti += 1
+    isolated = tuple([c for c in singles if not free_mask & _PARTNER_MASKS[c]])
+    return WinFacts(sum(hand), ti, locked + partial_scoring_sentences(free, table),
+                    tuple(free), isolated, pairs,  # isolated: as isolated_cards(hand)
+                    free_cards, code)
 
 
 _facts_memos: dict[str, dict[tuple[int, ...], WinFacts]] = {
@@ -850,17 +798,3 @@ _ALL_CARDS_MASK: Final = (1 << KINDS) - 1
 _CARD_BITS: Final = tuple(1 << c for c in range(KINDS))
 _PACKED_ONE: Final = tuple(packed(c) for c in range(KINDS))
 _PACKED_TWO: Final = tuple(packed(c, 2) for c in range(KINDS))
-
-
-def _covered(free: int) -> int:
-    """The cards that share a sentence or 绞 with one of ``free`` (bit ``c``: card ``c``)."""
-    covered = 0
-    for c in _cards_of_bits(free):
-        covered |= _PARTNER_MASKS[c]
-    return covered
-
-
-_COVERED_SMALL: Final = tuple(_covered(bits) for bits in range(1 << _SIZE_BITS))
-_COVERED_BIG: Final = tuple(_covered(bits << _SIZE_BITS) for bits in range(1 << _SIZE_BITS))
-"""Per set of free small (big) cards, as bits, the cards a partner of one of them: a card
-held once is isolated when neither covers it (:func:`win_facts`)."""
