@@ -270,6 +270,52 @@ def test_win_prefilter_asks_whether_the_free_cards_group_with_the_card():
     assert grouped > 100 and refused > 10_000
 
 
+def test_win_prefilter_asks_whether_the_free_cards_group_when_the_card_grows_a_group():
+    """A card that can grow an identical group (a hand pair or 坎, a table 偎/碰 of it)
+    passes may_win only when the free cards split as one of its placements leaves them:
+    without the pair beside the card's 3-card group, as they are beside a 4-card group
+    (which owes the pair), or with the card among them. Most such cards that the solver
+    would have been asked about are refused this way, and no win is refused."""
+    from paohuzi.core.decompose import best_free_huxi
+    from paohuzi.players.sampling import random_positions
+
+    def splits(free, need_pair):
+        n = sum(free) - 2 * need_pair
+        return n >= 0 and n % 3 == 0 and best_free_huxi(free, need_pair) >= 0
+
+    passed = refused = wins = 0
+    for p in random_positions(9, 1500):
+        counts = counts_of(p.hand)
+        pao_ti = counts.count(4) + sum(m.kind in (GroupKind.PAO, GroupKind.TI) for m in p.melds)
+        grows = {m.cards[0] for m in p.melds
+                 if m.kind in (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)}
+        free = [n if n <= 2 else 0 for n in counts]
+        for card in range(20):
+            if counts[card] < 2 and card not in grows:
+                continue
+            joined = list(free)
+            joined[card] += 1
+            ok = splits(joined, pao_ti > 0)
+            if counts[card] == 3 or card in grows:
+                ok = ok or splits(free, True)
+            elif counts[card] == 2:
+                paired = list(free)
+                paired[card] -= 2
+                ok = ok or splits(paired, pao_ti > 0)
+            if may_win(counts, p.melds, card, 0):
+                assert ok, (str(p), card)
+                passed += 1
+            else:
+                refused += 1
+            if counts[card] + sum(m.cards.count(card) for m in p.melds) == 4:
+                continue  # every copy is held: no fifth to win on
+            for source in ("self", "other"):
+                if solve_counts(counts, p.melds, card, source) is not None:
+                    wins += 1
+                    assert may_win(counts, p.melds, card, 0), (str(p), card, source)
+    assert passed > 100 and refused > 2_000 and wins > 50
+
+
 def test_win_prefilter_checks_the_card_count():
     hand = counts_of(H(EXAMPLE))  # 20 cards: 21 with 拾, a win
     assert may_win(hand, [], C("拾"), 15)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from itertools import chain
+from itertools import chain, compress
 from operator import getitem
 from typing import Any, Final, NamedTuple
 
@@ -303,6 +303,8 @@ append their events with it: ``_new_event(Event, (kind, seat, cards, private, de
 
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
 _DISCARDS = [Discard(card) for card in ALL_CARDS]
+_DISCARDABLE: Final = (False, True, True, False, False)
+"""Whether a card held 0 to 4 times may be discarded (not a 坎's or 提's, §2)."""
 
 
 _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
@@ -583,6 +585,8 @@ class Hand:
         claim = self.claim
         if self.phase is _CLAIMING and claim is not None:
             options, answers = claim.options, claim.answers
+            if not answers and len(options) == 1:  # one seat asked: no order to keep
+                return list(options)
             return [s for s in self._orders[claim.seat] if s in options and s not in answers]
         return []
 
@@ -840,8 +844,7 @@ class Hand:
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty when nothing is asked of it)."""
         if self.phase is _DISCARDING and seat == self.turn:
-            st = self.seats[seat]
-            return [discard for discard, n in zip(_DISCARDS, st.hand, strict=True) if 0 < n <= 2]
+            return list(compress(_DISCARDS, map(_DISCARDABLE.__getitem__, self.seats[seat].hand)))
         claim = self.claim
         if self.phase is _CLAIMING and claim is not None and seat in claim.options \
                 and seat not in claim.answers:
