@@ -431,8 +431,7 @@ class Hand:
         self._deal: Deal | None = deal
         self.set_aside: tuple[Card, ...] = deal.set_aside
         self.players = rules.players
-        self._orders = [[(s + i) % self.players for i in range(self.players)]
-                        for s in range(self.players)]
+        self._set_orders()
         self.dealer = deal.dealer
         self.seats = [SeatState(counts_of(cards)) for cards in deal.hands]
         self.wall: list[Card] = list(deal.wall)
@@ -450,7 +449,7 @@ class Hand:
         self.result: HandResult | None = None
         self.events: list[Event] = []
         self.actions: list[tuple[int, Action]] = []
-        self._start()
+        self._start(deal)
 
     @classmethod
     def from_seed(cls, seed: int, rules: Ruleset, dealer: int = 0) -> Hand:
@@ -489,8 +488,7 @@ class Hand:
         hand.liangzhang_pending = False
         hand._dealer_discards = 1
         hand.players = rules.players
-        hand._orders = [[(s + i) % hand.players for i in range(hand.players)]
-                        for s in range(hand.players)]
+        hand._set_orders()
         hand.dealer = dealer
         hand._deal = None
         hand.set_aside = tuple(set_aside)
@@ -566,6 +564,15 @@ class Hand:
 
     # ---- seats and order -----------------------------------------------------------
 
+    def _set_orders(self) -> None:
+        """Each seat's priority order (itself first), and what the claims read off it."""
+        players = self.players
+        self._orders = [[(s + i) % players for i in range(players)] for s in range(players)]
+        self._others = [tuple(order[1:]) for order in self._orders]
+        """The seats that may claim a seat's discard, in priority order."""
+        self._eaters = [(order[0], order[1]) for order in self._orders]
+        """The seats that may 吃 a seat's drawn card: the drawer, then his 下家."""
+
     def next_seat(self, seat: int) -> int:
         """下家: the player after ``seat``."""
         return (seat + 1) % self.players
@@ -596,10 +603,9 @@ class Hand:
               private: bool = False, detail: str = "") -> None:
         self.events.append(_new_event(Event, (kind, seat, cards, private, detail)))
 
-    def _start(self) -> None:
+    def _start(self, deal: Deal) -> None:
         shown = self.rules.liangzhang_shown
-        for seat in range(self.players):
-            dealt = tuple(self.seats[seat].hand_cards)
+        for seat, dealt in enumerate(deal.hands):  # each sorted: the hand's cards in order
             if seat == self.dealer and not shown:  # §9.1: the 21st card is not shown
                 dealt = tuple(sorted((*dealt, self.liangzhang)))
             self._emit(EventKind.DEAL, seat, dealt, private=True)
@@ -770,13 +776,13 @@ class Hand:
         order = self._orders[owner]
         # 1. 胡: on a drawn card, drawer first (§4.1: never on a discard, but §9.1)
         if self._winnable(last) if drawn else self.rules.win_on_discard:
-            self._offer_wins(options, wins, card, owner, order if drawn else order[1:])
+            self._offer_wins(options, wins, card, owner, order if drawn else self._others[owner])
         forced_pao, pair = self._pao_or_pair(card, owner, drawn)  # 2. 跑 (forced)
         if forced_pao is None:
             if pair is not None and not (  # 3. 碰, unless 臭
                     self.rules.chou_blocks_peng and card in self.seats[pair].chou):
                 options.setdefault(pair, []).append(_PENG)
-            self._offer_chi(options, card, (owner, order[1]) if drawn else order[1:2])  # 4. 吃
+            self._offer_chi(options, card, self._eaters[owner] if drawn else order[1:2])  # 4. 吃
         if not options and forced_pao is None and self.on_claim_point is None:
             # Nobody may take the card and nobody watches the claim point: as _resolve
             # would do with this claim, without making it.
