@@ -837,11 +837,14 @@ class Hand:
 
     def _offer_chi(self, options: dict[int, list[Action]], card: int,
                    eaters: Sequence[int]) -> None:
+        memo = _chi_memo[card]
         for seat in eaters:
             st = self.seats[seat]
             if card in st.chou:
                 continue
-            plans = _chi_actions(st.hand, card)
+            plans = memo.get(plans_key(st.hand, card))  # _chi_actions' memo, read here
+            if plans is None:
+                plans = _chi_actions(st.hand, card)
             if plans:
                 options.setdefault(seat, []).extend(plans)
 
@@ -1038,7 +1041,9 @@ class Hand:
         st.lay(chi.eat.scored_by(self.table), 3)
         for g in chi.bi:
             st.lay(g.scored_by(self.table), 3)
-        cards = tuple(c for g in (chi.eat, *chi.bi) for c in g.cards)
+        cards = chi.eat.cards
+        for g in chi.bi:
+            cards += g.cards
         self._emit(_EV_CHI, seat, cards, detail=chi.text)
 
     def _win_on_claim(self, claim: Claim, winner: int) -> None:
