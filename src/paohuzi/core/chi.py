@@ -29,7 +29,8 @@ from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import SHAPES, Group, GroupKind, is_jiao, partners, shapes_with
 from paohuzi.core.native import mypyc_attr
 
-__all__ = ["ChiOption", "chi_options", "chi_options_counts", "chi_plans", "plans_key"]
+__all__ = ["ChiOption", "chi_options", "chi_options_counts", "chi_plan_shapes", "chi_plans",
+           "plans_key", "shape_group"]
 
 
 @mypyc_attr(native_class=False)
@@ -165,9 +166,29 @@ def chi_plans(counts: list[int], card: int) -> list[tuple[Group, tuple[Group, ..
     ...     counts_of(parse_cards("一二三 壹壹")), 0)]
     [('一一壹', []), ('一二三', ['一壹壹']), ('一壹壹', ['一二三'])]
     """
+    return [(_GROUPS[eat], tuple([_GROUPS[shape] for shape in bi]))
+            for eat, bi in chi_plan_shapes(counts, card)]
+
+
+def shape_group(shape: Shape) -> Group:
+    """The group of a sentence or 绞 shape (sorted card indices), shared.
+
+    >>> shape_group((1, 11, 11)).text, shape_group((1, 11, 11)).kind.value
+    ('二贰贰', 'jiao')
+    """
+    return _GROUPS[shape]
+
+
+def chi_plan_shapes(counts: list[int], card: int) -> list[tuple[Shape, tuple[Shape, ...]]]:
+    """:func:`chi_plans` as shapes (sorted card indices; :func:`shape_group` gives each
+    group), for a caller that keeps its own values of the plans by shape.
+
+    >>> chi_plan_shapes(counts_of(parse_cards("一二三 壹壹")), 0)
+    [((0, 0, 10), ()), ((0, 1, 2), ((0, 10, 10),)), ((0, 10, 10), ((0, 1, 2),))]
+    """
     free = [n if n <= 2 else 0 for n in counts]
     if not free[card]:  # no copy to lay down: each eating group that fits, no 比
-        return [(_GROUPS[eat], ()) for eat, a, b in _EATS[card]
+        return [(eat, ()) for eat, a, b in _EATS[card]
                 if free[a] >= 1 + (a == b) and free[b] >= 1]
     shapes = shapes_with(card)
     plans: set[tuple[Shape, tuple[Shape, ...]]] = set()  # (eating shape, sorted 比 shapes)
@@ -181,7 +202,7 @@ def chi_plans(counts: list[int], card: int) -> list[tuple[Group, tuple[Group, ..
         free[a] += 1
         free[b] += 1
     # a shape's cards are its group's, in order: sorting the shapes sorts the groups' cards
-    return [(_GROUPS[eat], tuple([_GROUPS[shape] for shape in bi])) for eat, bi in sorted(plans)]
+    return sorted(plans)
 
 
 def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:

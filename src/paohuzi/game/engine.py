@@ -32,7 +32,7 @@ from typing import Any, Final, NamedTuple
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
-from paohuzi.core.chi import chi_plans, plans_key
+from paohuzi.core.chi import chi_plan_shapes, plans_key, shape_group
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import GROWABLE, Group, GroupKind, HuxiTable
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
@@ -1126,6 +1126,10 @@ def _offered(action: Action, options: list[Action]) -> bool:
 
 _chi_memo: list[dict[tuple[int, ...], tuple[Chi, ...]]] = [{} for _ in ALL_CARDS]
 
+ChiShapes = tuple[tuple[int, int, int], tuple[tuple[int, int, int], ...]]
+_chi_of_shapes: dict[ChiShapes, Chi] = {}
+"""The 吃 action of each plan (eating shape, 比 shapes), made once: many hands share it."""
+
 
 def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
     """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised per card
@@ -1134,6 +1138,14 @@ def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
     key = plans_key(hand, card)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = tuple([Chi(eat, bi) for eat, bi in chi_plans(hand, card)])
+        found = memo[key] = tuple([_chi_of(plan) for plan in chi_plan_shapes(hand, card)])
     return found
+
+
+def _chi_of(plan: ChiShapes) -> Chi:
+    chi = _chi_of_shapes.get(plan)
+    if chi is None:
+        eat, bi = plan
+        chi = _chi_of_shapes[plan] = Chi(shape_group(eat), tuple([shape_group(s) for s in bi]))
+    return chi
 
