@@ -66,3 +66,53 @@ def test_refused_when_a_copy_cannot_be_laid():
 def test_shapes_with_cover_every_group_holding_the_card():
     assert [s for s in shapes_with(C("一"))] == [(0, 1, 2), (0, 0, 10), (0, 10, 10)]
     assert len(shapes_with(C("柒"))) == 6  # 伍陆柒 陆柒捌 柒捌玖 贰柒拾 七柒柒 七七柒
+
+
+def _plans_by_enumeration(counts: list[int], card: int) -> list[tuple]:
+    """Every 吃 plan of ``card`` found the slow way: each eating shape whose two other
+    cards are free in hand, with every multiset of up to two 比 shapes (each holding the
+    card) that lays down exactly the copies of the card left, from the cards left."""
+    from collections import Counter
+    from itertools import combinations_with_replacement
+
+    free = [n if n <= 2 else 0 for n in counts]
+    shapes = shapes_with(card)
+    found = set()
+    for eat in shapes:
+        hand_cards = list(eat)
+        hand_cards.remove(card)
+        left = Counter({c: n for c, n in enumerate(free) if n})
+        left.subtract(hand_cards)
+        if min(left.values(), default=0) < 0:
+            continue
+        for size in range(3):
+            for bi in combinations_with_replacement(shapes, size):
+                used = Counter(c for shape in bi for c in shape)
+                if used[card] == left[card] and all(left[c] >= n for c, n in used.items()):
+                    found.add((eat, tuple(sorted(bi))))
+    return sorted(found)
+
+
+def test_chi_plans_are_every_plan_in_order_on_random_hands():
+    """chi_plan_shapes (the engine's 吃 options, memoised) lists exactly the plans a plain
+    enumeration finds, sorted, on random hands with 坎 and pairs; chi_plans is the same
+    plans as groups."""
+    import random
+
+    from paohuzi.core.chi import chi_plan_shapes, chi_plans
+
+    rng = random.Random(11)
+    with_bi = 0
+    for _ in range(4000):
+        counts = [0] * 20
+        for _ in range(rng.randrange(4, 22)):
+            c = rng.randrange(20)
+            if counts[c] < 4:
+                counts[c] += 1
+        card = rng.randrange(20)
+        shapes = chi_plan_shapes(counts, card)
+        assert shapes == _plans_by_enumeration(counts, card), (counts, card)
+        assert [(e.cards, tuple(g.cards for g in bi)) for e, bi in chi_plans(counts, card)] \
+            == [(e, bi) for e, bi in shapes]
+        with_bi += any(bi for _, bi in shapes)
+    assert with_bi > 150

@@ -64,32 +64,34 @@ class ChiOption:
 Shape = tuple[int, int, int]
 
 
-def _bi_plans(counts: list[int], card: int, start: int,
-              shapes: tuple[Shape, ...]) -> list[list[Shape]]:
-    """Every multiset of 比 shapes (index ≥ start, to avoid permutations) using all copies."""
-    if counts[card] == 0:
-        return [[]]
-    plans: list[list[Shape]] = []
-    for i in range(start, len(shapes)):
-        shape = shapes[i]
-        if not _fits(counts, shape):
-            continue
-        for c in shape:
-            counts[c] -= 1
-        for rest in _bi_plans(counts, card, i, shapes):
-            plans.append([shape, *rest])
-        for c in shape:
-            counts[c] += 1
+def _bi_plans(free: list[int], card: int) -> list[tuple[Shape, ...]]:
+    """Every multiset of 比 shapes (each sorted) laying down all the copies of ``card`` left
+    in ``free`` — at most two, so at most two shapes: a shape holding the card twice lays
+    both, and a second shape follows the first in :func:`shapes_with`'s order (no
+    permutations)."""
+    if not free[card]:
+        return [()]
+    plans: list[tuple[Shape, ...]] = []
+    needs = _BI_NEEDS[card]
+    for i, (shape, need) in enumerate(needs):
+        for c, n in need:
+            if free[c] < n:
+                break
+        else:  # the shape fits: lay it, then the copy it left, if any
+            for c in shape:
+                free[c] -= 1
+            if not free[card]:
+                plans.append((shape,))
+            else:
+                for other, other_need in needs[i:]:
+                    for c, n in other_need:
+                        if free[c] < n:
+                            break
+                    else:
+                        plans.append((shape, other) if shape <= other else (other, shape))
+            for c in shape:
+                free[c] += 1
     return plans
-
-
-def _fits(counts: list[int], shape: Shape) -> bool:
-    """Whether the counts hold the cards of ``shape`` (a loop: quicker than ``all`` over a
-    generator on this hot path)."""
-    for c, n in _NEED[shape]:  # noqa: SIM110
-        if counts[c] < n:
-            return False
-    return True
 
 
 def _group_of(shape: Shape) -> Group:
@@ -101,6 +103,11 @@ _NEED: dict[Shape, tuple[tuple[int, int], ...]] = {
     shape: tuple((c, shape.count(c)) for c in sorted(set(shape)))
     for shape in SHAPES}
 _GROUPS: dict[Shape, Group] = {shape: _group_of(shape) for shape in SHAPES}
+_BI_NEEDS: Final = tuple(tuple((shape, _NEED[shape]) for shape in shapes_with(card))
+                         for card in range(20))
+"""Per card, each shape holding it (:func:`shapes_with`'s order) with the counts it needs."""
+_FREE_OF: Final = (0, 1, 2, 0, 0)
+"""A card's free count by its count in hand: a 坎 or 提 takes no part in a 吃."""
 
 
 def chi_options(hand: Iterable[int], card: int) -> list[ChiOption]:
@@ -186,23 +193,23 @@ def chi_plan_shapes(counts: list[int], card: int) -> list[tuple[Shape, tuple[Sha
     >>> chi_plan_shapes(counts_of(parse_cards("一二三 壹壹")), 0)
     [((0, 0, 10), ()), ((0, 1, 2), ((0, 10, 10),)), ((0, 10, 10), ((0, 1, 2),))]
     """
-    free = [n if n <= 2 else 0 for n in counts]
+    free = list(map(_FREE_OF.__getitem__, counts))  # a 坎's cards take no part
     if not free[card]:  # no copy to lay down: each eating group that fits, no 比
         return [(eat, ()) for eat, a, b in _EATS[card]
                 if free[a] >= 1 + (a == b) and free[b] >= 1]
-    shapes = shapes_with(card)
-    plans: set[tuple[Shape, tuple[Shape, ...]]] = set()  # (eating shape, sorted 比 shapes)
+    plans: list[tuple[Shape, tuple[Shape, ...]]] = []  # (eating shape, sorted 比 shapes)
     for eat, a, b in _EATS[card]:  # the eating group and the two hand cards it needs
         if free[a] < 1 + (a == b) or free[b] < 1:
             continue
         free[a] -= 1
         free[b] -= 1
-        for plan in _bi_plans(free, card, 0, shapes):  # 比 groups contain the card too
-            plans.add((eat, tuple(sorted(plan))))
+        for bi in _bi_plans(free, card):  # 比 groups contain the card too
+            plans.append((eat, bi))
         free[a] += 1
         free[b] += 1
     # a shape's cards are its group's, in order: sorting the shapes sorts the groups' cards
-    return sorted(plans)
+    plans.sort()
+    return plans
 
 
 def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:
