@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import cache
 from itertools import chain, compress
 from operator import getitem
 from typing import Any, Final, NamedTuple
@@ -565,13 +566,9 @@ class Hand:
     # ---- seats and order -----------------------------------------------------------
 
     def _set_orders(self) -> None:
-        """Each seat's priority order (itself first), and what the claims read off it."""
-        players = self.players
-        self._orders = [[(s + i) % players for i in range(players)] for s in range(players)]
-        self._others = [tuple(order[1:]) for order in self._orders]
-        """The seats that may claim a seat's discard, in priority order."""
-        self._eaters = [(order[0], order[1]) for order in self._orders]
-        """The seats that may 吃 a seat's drawn card: the drawer, then his 下家."""
+        """Each seat's priority order (itself first), and what the claims read off it
+        (shared by every hand of as many players: tuples, never changed)."""
+        self._orders, self._others, self._nexts, self._eaters = _seat_orders(self.players)
 
     def next_seat(self, seat: int) -> int:
         """下家: the player after ``seat``."""
@@ -579,7 +576,7 @@ class Hand:
 
     def order_from(self, seat: int) -> list[int]:
         """Seats in turn order starting at ``seat`` (the priority order of §4.2, §6.2)."""
-        return self._orders[seat]
+        return list(self._orders[seat])
 
     @property
     def ended(self) -> bool:
@@ -614,7 +611,7 @@ class Hand:
         if self.rules.dipai_shown:
             self._show_dipai()
         # §3.3 mandatory 天胡: dealer first (with his 亮张), then 下家, then 上家.
-        for seat in self.order_from(self.dealer):
+        for seat in self._orders[self.dealer]:
             counts = self.seats[seat].hand
             if seat == self.dealer:
                 counts = list(counts)
@@ -629,7 +626,7 @@ class Hand:
         # §3.4 optional 亮张胡; §9.1 (亮张 hidden): the dealer's 天胡 with his 21 cards.
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
-        for seat in self.order_from(self.dealer) if shown else [self.dealer]:
+        for seat in self._orders[self.dealer] if shown else (self.dealer,):
             win = self._win_check(seat, self.liangzhang, Source.LIANGZHANG)
             if win is not None:
                 options[seat] = [Hu(), Pass()]
@@ -666,7 +663,7 @@ class Hand:
         self.in_play = None
         self.liangzhang_pending = False
         # §3.5 automatic 提 of every 4-of-a-kind.
-        for seat in self.order_from(self.dealer):
+        for seat in self._orders[self.dealer]:
             st = self.seats[seat]
             if 4 not in st.hand:
                 continue
@@ -782,7 +779,8 @@ class Hand:
             if pair is not None and not (  # 3. 碰, unless 臭
                     self.rules.chou_blocks_peng and card in self.seats[pair].chou):
                 options.setdefault(pair, []).append(_PENG)
-            self._offer_chi(options, card, self._eaters[owner] if drawn else order[1:2])  # 4. 吃
+            eaters = self._eaters[owner] if drawn else self._nexts[owner]
+            self._offer_chi(options, card, eaters)  # 4. 吃
         if not options and forced_pao is None and self.on_claim_point is None:
             # Nobody may take the card and nobody watches the claim point: as _resolve
             # would do with this claim, without making it.
@@ -1113,6 +1111,20 @@ class Hand:
                                                           key=lambda kv: kv[0]))),
             None if self.result is None else repr(self.result.to_json()),
         )
+
+
+SeatOrders = tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...],
+                   tuple[tuple[int], ...], tuple[tuple[int, int], ...]]
+
+
+@cache
+def _seat_orders(players: int) -> SeatOrders:
+    """Per seat: the seats in priority order from it (itself first), the others in that
+    order (who may claim its discard), its 下家 alone (who may 吃 its discard) and itself
+    with its 下家 (who may 吃 its drawn card)."""
+    orders = tuple(tuple((s + i) % players for i in range(players)) for s in range(players))
+    return (orders, tuple(order[1:] for order in orders), tuple((order[1],) for order in orders),
+            tuple((order[0], order[1]) for order in orders))
 
 
 def _offered(action: Action, options: list[Action]) -> bool:
