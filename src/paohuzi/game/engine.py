@@ -689,7 +689,7 @@ class Hand:
             st.xianggong = True  # §4.4 [decision] 相公: only 坎 cards, cannot discard
             self._emit(_EV_XIANGGONG, seat)
         else:
-            self._emit(_EV_NO_DISCARD, seat)
+            self.events.append(_new_event(Event, (_EV_NO_DISCARD, seat, (), False, "")))
         self._draw((seat + 1) % self.players)
 
     def _draw(self, seat: int) -> None:
@@ -703,11 +703,13 @@ class Hand:
         self.turn = seat
         events = self.events
         events.append(_new_event(Event, (_EV_DRAW, seat, (card,), True, "")))
-        wei_index = st.meld_of(card, _WEI_KINDS)
-        if st.hand[card] == 3 or wei_index is not None:
+        held = st.hand[card]
+        # a table 偎 of the card leaves no copy of it in hand
+        wei_index = None if held else st.meld_of(card, _WEI_KINDS)
+        if held == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
             win = self._win_check(seat, card, _SELF) if self._winnable(last) else None
-            if st.hand[card] == 3:
+            if held == 3:
                 st.take(card, 3)
                 st.lay(Group.identical(_TI, card, self.table), 4)
             else:
@@ -716,7 +718,7 @@ class Hand:
             self._emit(_EV_TI, seat, (card,))
             self._own_claim(seat, card, win, last)
             return
-        if st.hand[card] == 2:
+        if held == 2:
             # §4.2.1 偎 (臭偎 after a declined 碰): forced, face down.
             win = self._win_check(seat, card, _SELF) if self._winnable(last) else None
             st.take(card, 2)
@@ -796,7 +798,8 @@ class Hand:
         # last, dihu): a positional call is quicker on this hot path
         self.claim = Claim(card, owner, context, options, {}, forced_pao, wins, last, dihu)
         self.phase = _CLAIMING
-        self._claim_point()
+        if self.on_claim_point is not None:  # _claim_point, on this hot path
+            self.on_claim_point(self)
         if not options:
             self._resolve()
 
