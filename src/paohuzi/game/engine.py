@@ -843,9 +843,10 @@ class Hand:
             st = self.seats[seat]
             if card in st.chou:
                 continue
-            plans = memo.get(plans_key(st.hand, card))  # _chi_actions' memo, read here
+            key = plans_key(st.hand, card)
+            plans = memo.get(key)
             if plans is None:
-                plans = _chi_actions(st.hand, card)
+                plans = memo[key] = _chi_actions(st.hand, card)
             if plans:
                 options.setdefault(seat, []).extend(plans)
 
@@ -1147,14 +1148,10 @@ _chi_of_shapes: dict[ChiShapes, Chi] = {}
 
 
 def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
-    """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised per card
-    on the counts of the cards that share a shape with it (:func:`plans_key`)."""
-    memo = _chi_memo[card]
-    key = plans_key(hand, card)
-    found = memo.get(key)
-    if found is None:
-        found = memo[key] = tuple([_chi_of(plan) for plan in chi_plan_shapes(hand, card)])
-    return found
+    """The 吃 actions (with every 比 completion) of ``card`` for this hand, worked out
+    (:meth:`Hand._offer_chi` memoises them in ``_chi_memo``, per card on the counts of the
+    cards that share a shape with it: :func:`plans_key`)."""
+    return tuple([_chi_of(plan) for plan in chi_plan_shapes(hand, card)])
 
 
 def _chi_of(plan: ChiShapes) -> Chi:
