@@ -106,8 +106,6 @@ _GROUPS: dict[Shape, Group] = {shape: _group_of(shape) for shape in SHAPES}
 _BI_NEEDS: Final = tuple(tuple((shape, _NEED[shape]) for shape in shapes_with(card))
                          for card in range(20))
 """Per card, each shape holding it (:func:`shapes_with`'s order) with the counts it needs."""
-_FREE_OF: Final = (0, 1, 2, 0, 0)
-"""A card's free count by its count in hand: a 坎 or 提 takes no part in a 吃."""
 
 
 def chi_options(hand: Iterable[int], card: int) -> list[ChiOption]:
@@ -193,7 +191,7 @@ def chi_plan_shapes(counts: list[int], card: int) -> list[tuple[Shape, tuple[Sha
     >>> chi_plan_shapes(counts_of(parse_cards("一二三 壹壹")), 0)
     [((0, 0, 10), ()), ((0, 1, 2), ((0, 10, 10),)), ((0, 10, 10), ((0, 1, 2),))]
     """
-    free = list(map(_FREE_OF.__getitem__, counts))  # a 坎's cards take no part
+    free = [n if n <= 2 else 0 for n in counts]  # a 坎's cards take no part
     if not free[card]:  # no copy to lay down: each eating group that fits, no 比
         return [(eat, ()) for eat, a, b in _EATS[card]
                 if free[a] >= 1 + (a == b) and free[b] >= 1]
