@@ -116,3 +116,28 @@ def test_chi_plans_are_every_plan_in_order_on_random_hands():
             == [(e, bi) for e, bi in shapes]
         with_bi += any(bi for _, bi in shapes)
     assert with_bi > 150
+
+
+def test_plans_depend_only_on_the_counts_plans_counts_reads():
+    """The engine keeps 吃 actions by PLANS_COUNTS' reading of a hand: two hands that read
+    the same for a card have the same plans of eating it, whatever else they hold."""
+    import random
+
+    from paohuzi.core.chi import PLANS_COUNTS, chi_plan_shapes
+
+    rng = random.Random(12)
+    compared = 0
+    for _ in range(3000):
+        card = rng.randrange(20)
+        hand = [rng.choice((0, 0, 1, 1, 2, 3, 4)) for _ in range(20)]
+        other = [rng.randrange(5) for _ in range(20)]
+        read = PLANS_COUNTS[card]
+        for c in range(20):  # the other hand: the same where the reading looks
+            probe = list(other)
+            probe[c] += 7
+            if read(probe) != read(other):
+                other[c] = hand[c]
+        assert read(other) == read(hand)
+        assert chi_plan_shapes(other, card) == chi_plan_shapes(hand, card), (hand, other, card)
+        compared += other != hand and bool(chi_plan_shapes(hand, card))
+    assert compared > 500

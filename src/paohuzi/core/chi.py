@@ -19,7 +19,7 @@ needs the other 一 laid down too — impossible here, so that 吃 is refused:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Final
@@ -29,8 +29,8 @@ from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import SHAPES, Group, GroupKind, is_jiao, partners, shapes_with
 from paohuzi.core.native import mypyc_attr
 
-__all__ = ["ChiOption", "chi_options", "chi_options_counts", "chi_plan_shapes", "chi_plans",
-           "plans_key", "shape_group"]
+__all__ = ["PLANS_COUNTS", "ChiOption", "chi_options", "chi_options_counts", "chi_plan_shapes",
+           "chi_plans", "plans_key", "shape_group"]
 
 
 @mypyc_attr(native_class=False)
@@ -230,3 +230,7 @@ _RELEVANT: list[tuple[int, ...]] = [tuple(sorted({card, *partners(card)})) for c
 _KEYS: Final = tuple(itemgetter(*cards) for cards in _RELEVANT)
 """For each card, what reads the counts of :data:`_RELEVANT` off a hand, as a tuple (a 坎's
 3 or 4 counts as it is: its cards take no part in the plans, so the key is only finer)."""
+PLANS_COUNTS: Final[tuple[Callable[[Sequence[int]], tuple[int, ...]], ...]] = _KEYS
+"""Per card, what reads off a hand the counts of every card sharing a shape with it, as a
+tuple: the plans of eating the card depend on nothing else (a key finer than
+:func:`plans_key`, for a caller that memoises plans without a call per question)."""

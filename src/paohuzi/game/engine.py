@@ -33,7 +33,7 @@ from typing import Any, Final, NamedTuple
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
-from paohuzi.core.chi import chi_plan_shapes, plans_key, shape_group
+from paohuzi.core.chi import PLANS_COUNTS, chi_plan_shapes, plans_key, shape_group
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import GROWABLE, Group, GroupKind, HuxiTable
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
@@ -838,15 +838,15 @@ class Hand:
 
     def _offer_chi(self, options: dict[int, list[Action]], card: int,
                    eaters: Sequence[int]) -> None:
-        memo = _chi_memo[card]
+        memo, read_counts = _chi_memo[card], PLANS_COUNTS[card]
         for seat in eaters:
             st = self.seats[seat]
             if card in st.chou:
                 continue
-            key = plans_key(st.hand, card)
-            plans = memo.get(key)
+            counts = read_counts(st.hand)
+            plans = memo.get(counts)
             if plans is None:
-                plans = memo[key] = _chi_actions(st.hand, card)
+                plans = memo[counts] = _chi_actions(st.hand, card)
             if plans:
                 options.setdefault(seat, []).extend(plans)
 
@@ -1141,6 +1141,9 @@ def _offered(action: Action, options: list[Action]) -> bool:
 
 
 _chi_memo: list[dict[tuple[int, ...], tuple[Chi, ...]]] = [{} for _ in ALL_CARDS]
+"""Per card, its 吃 actions by the counts the plans depend on (:data:`PLANS_COUNTS`)."""
+_chi_by_key: list[dict[tuple[int, ...], tuple[Chi, ...]]] = [{} for _ in ALL_CARDS]
+"""Per card, its 吃 actions by :func:`plans_key` (coarser: many counts, one key)."""
 
 ChiShapes = tuple[tuple[int, int, int], tuple[tuple[int, int, int], ...]]
 _chi_of_shapes: dict[ChiShapes, Chi] = {}
@@ -1148,10 +1151,14 @@ _chi_of_shapes: dict[ChiShapes, Chi] = {}
 
 
 def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
-    """The 吃 actions (with every 比 completion) of ``card`` for this hand, worked out
-    (:meth:`Hand._offer_chi` memoises them in ``_chi_memo``, per card on the counts of the
-    cards that share a shape with it: :func:`plans_key`)."""
-    return tuple([_chi_of(plan) for plan in chi_plan_shapes(hand, card)])
+    """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised per card
+    on :func:`plans_key` (:meth:`Hand._offer_chi` keeps them by the counts too)."""
+    memo = _chi_by_key[card]
+    key = plans_key(hand, card)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = tuple([_chi_of(plan) for plan in chi_plan_shapes(hand, card)])
+    return found
 
 
 def _chi_of(plan: ChiShapes) -> Chi:
