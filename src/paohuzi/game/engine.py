@@ -304,8 +304,9 @@ append their events with it: ``_new_event(Event, (kind, seat, cards, private, de
 
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
 _DISCARDS = [Discard(card) for card in ALL_CARDS]
-_DISCARDABLE: Final = (False, True, True, False, False)
-"""Whether a card held 0 to 4 times may be discarded (not a 坎's or 提's, §2)."""
+_DISCARDABLE: Final = bytes(0 < n <= 2 for n in range(256))
+"""By the count a card is held, whether it may be discarded (not a 坎's or 提's, §2): a
+table for ``bytes.translate`` of a hand's counts."""
 
 
 _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
@@ -855,7 +856,7 @@ class Hand:
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty when nothing is asked of it)."""
         if self.phase is _DISCARDING and seat == self.turn:
-            return list(compress(_DISCARDS, map(_DISCARDABLE.__getitem__, self.seats[seat].hand)))
+            return list(compress(_DISCARDS, bytes(self.seats[seat].hand).translate(_DISCARDABLE)))
         claim = self.claim
         if self.phase is _CLAIMING and claim is not None and seat in claim.options \
                 and seat not in claim.answers:
