@@ -869,9 +869,8 @@ class Hand:
             raise IllegalActionError(f"there is no seat {seat!r}")
         if not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
-        if self.phase is _ENDED:
-            raise IllegalActionError("the hand has ended")
-        if self.phase is _DISCARDING:
+        phase = self.phase
+        if phase is _DISCARDING:
             if seat != self.turn:
                 raise IllegalActionError(f"seat {seat} may not act: seat {self.turn} discards")
             if not isinstance(action, Discard):
@@ -883,14 +882,17 @@ class Hand:
                 raise IllegalActionError(f"{action.card.text} is part of a 坎 and cannot be "
                                          "discarded (§2)")
             return
+        if phase is _ENDED:
+            raise IllegalActionError("the hand has ended")
         claim = self.claim
         assert claim is not None
-        if seat not in claim.options:
+        options = claim.options.get(seat)
+        if options is None:
             raise IllegalActionError(f"seat {seat} has no decision on {claim.card.text}")
         if seat in claim.answers:
             raise IllegalActionError(f"seat {seat} has already answered")
-        if not _offered(action, claim.options[seat]):
-            allowed = ", ".join(a.text for a in claim.options[seat])
+        if not _offered(action, options):
+            allowed = ", ".join(a.text for a in options)
             raise IllegalActionError(f"seat {seat} may not {action.text} on "
                                      f"{claim.card.text}; allowed: {allowed}")
 
