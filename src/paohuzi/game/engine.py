@@ -823,10 +823,11 @@ class Hand:
         forced = pair = None
         for seat in self._orders[owner]:
             st = self.seats[seat]
-            index = st._identical.get(card)
+            held = st.hand[card]
+            # a table group of the card leaves none of it in hand (4 copies in all)
+            index = None if held else st._identical.get(card)
             if index is None:  # no table group of it: a hand 坎 or pair of another seat
                 if seat != owner:
-                    held = st.hand[card]
                     if held == 3:
                         forced = seat
                     elif held == 2:
