@@ -9,7 +9,7 @@ Every seat's 胡 check is done on every shown card (the engine always does it).
   no memo holds a timed hand before it is played); wall and CPU time are printed.
 * ``--src OLD/src`` also times another tree's engine on the same hands, in chunks
   alternating with this tree's (so both meet the same load), and prints the ratio:
-  the before/after of a change.
+  the before/after of a change. Repeat it to time several trees in the same run.
 * ``--check N`` plays N seeded random hands per rule form (every preset and the seat
   forms of :data:`FORMS`) and prints one digest per form of everything the hands
   showed: each step's legal actions in order, every event, the record, the result
@@ -137,11 +137,11 @@ def rlcard_mahjong_rate(games: int) -> float | None:
 
 def _compare_rate(args: argparse.Namespace) -> float:
     """This tree's rate, in a fresh worker process: 100 warm-up hands of other seeds, then
-    ``--hands`` hands in chunks of ``--chunk``. With ``--src`` the other tree's worker plays
-    the same chunks, each right after this tree's, so that both meet the same load; the
+    ``--hands`` hands in chunks of ``--chunk``. With ``--src`` each other tree's worker
+    plays the same chunks, each right after this tree's, so that all meet the same load; a
     ratio is the median of the chunks' ratios (CPU time), robust to a busy machine."""
     here = str(Path(__file__).resolve().parents[1] / "src")
-    trees = [here, args.src] if args.src else [here]
+    trees = [here, *args.src]
     children = [_Child(tree) for tree in trees]
     times: list[list[tuple[float, float]]] = [[] for _ in trees]
     try:
@@ -165,11 +165,11 @@ def _compare_rate(args: argparse.Namespace) -> float:
     print(f"paohuzi engine ({args.rules}): {wall:,.0f} hands/s ({1000 / wall:.2f} ms per "
           f"hand wall; {1000 / cpu:.2f} ms CPU time, {cpu:,.0f} hands/s), {hands} hands "
           f"in chunks of {args.chunk}, random players")
-    if args.src:
-        old_wall, old_cpu = total(times[1], 0), total(times[1], 1)
-        ratios = sorted(ours[1] / theirs[1] for ours, theirs in zip(*times, strict=True))
-        best = max(r[1] for r in times[0]) / max(r[1] for r in times[1])
-        print(f"{args.src} (same run, chunks alternating): {old_wall:,.0f} hands/s "
+    for src, other in zip(args.src, times[1:], strict=True):
+        old_wall, old_cpu = total(other, 0), total(other, 1)
+        ratios = sorted(ours[1] / theirs[1] for ours, theirs in zip(times[0], other, strict=True))
+        best = max(r[1] for r in times[0]) / max(r[1] for r in other)
+        print(f"{src} (same run, chunks alternating): {old_wall:,.0f} hands/s "
               f"({1000 / old_wall:.2f} ms wall; {1000 / old_cpu:.2f} ms CPU time) -> this "
               f"tree {ratios[len(ratios) // 2]:.2f}x faster (median of the chunks' CPU "
               f"ratios; totals {cpu / old_cpu:.2f}x; fastest chunks {best:.2f}x)")
@@ -179,13 +179,13 @@ def _compare_rate(args: argparse.Namespace) -> float:
 def _check(args: argparse.Namespace) -> None:
     forms = list(FORMS)
     ours = {form: form_digest(form, args.check) for form in forms}
-    theirs = _child(args.src, {"kind": "check", "games": args.check, "forms": forms}) \
-        if args.src else {}
+    theirs = {src: _child(src, {"kind": "check", "games": args.check, "forms": forms})
+              for src in args.src}
     differ = 0
     for form in forms:
-        same = "" if not theirs else (" same in " + args.src if theirs[form] == ours[form]
-                                      else " DIFFERS in " + args.src)
-        differ += bool(theirs) and theirs[form] != ours[form]
+        same = "".join(f" same in {src}" if digests[form] == ours[form] else
+                       f" DIFFERS in {src}" for src, digests in theirs.items())
+        differ += sum(digests[form] != ours[form] for digests in theirs.values())
         print(f"check {form}: {args.check} hands, digest {ours[form][:16]}{same}")
     if differ:
         sys.exit(1)
@@ -196,7 +196,9 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=3000)
     parser.add_argument("--chunk", type=int, default=100)
     parser.add_argument("--rules", default="qq")
-    parser.add_argument("--src", help="another tree's src folder, timed and checked alike")
+    parser.add_argument("--src", action="append", default=[],
+                        help="another tree's src folder, timed and checked alike (repeat it "
+                             "for more trees)")
     parser.add_argument("--check", type=int, default=0,
                         help="digest N seeded hands per rule form (compared with --src's)")
     parser.add_argument("--anchor-games", type=int, default=2000)

@@ -66,3 +66,78 @@ def test_refused_when_a_copy_cannot_be_laid():
 def test_shapes_with_cover_every_group_holding_the_card():
     assert [s for s in shapes_with(C("一"))] == [(0, 1, 2), (0, 0, 10), (0, 10, 10)]
     assert len(shapes_with(C("柒"))) == 6  # 伍陆柒 陆柒捌 柒捌玖 贰柒拾 七柒柒 七七柒
+
+
+def _plans_by_enumeration(counts: list[int], card: int) -> list[tuple]:
+    """Every 吃 plan of ``card`` found the slow way: each eating shape whose two other
+    cards are free in hand, with every multiset of up to two 比 shapes (each holding the
+    card) that lays down exactly the copies of the card left, from the cards left."""
+    from collections import Counter
+    from itertools import combinations_with_replacement
+
+    free = [n if n <= 2 else 0 for n in counts]
+    shapes = shapes_with(card)
+    found = set()
+    for eat in shapes:
+        hand_cards = list(eat)
+        hand_cards.remove(card)
+        left = Counter({c: n for c, n in enumerate(free) if n})
+        left.subtract(hand_cards)
+        if min(left.values(), default=0) < 0:
+            continue
+        for size in range(3):
+            for bi in combinations_with_replacement(shapes, size):
+                used = Counter(c for shape in bi for c in shape)
+                if used[card] == left[card] and all(left[c] >= n for c, n in used.items()):
+                    found.add((eat, tuple(sorted(bi))))
+    return sorted(found)
+
+
+def test_chi_plans_are_every_plan_in_order_on_random_hands():
+    """chi_plan_shapes (the engine's 吃 options, memoised) lists exactly the plans a plain
+    enumeration finds, sorted, on random hands with 坎 and pairs; chi_plans is the same
+    plans as groups."""
+    import random
+
+    from paohuzi.core.chi import chi_plan_shapes, chi_plans
+
+    rng = random.Random(11)
+    with_bi = 0
+    for _ in range(4000):
+        counts = [0] * 20
+        for _ in range(rng.randrange(4, 22)):
+            c = rng.randrange(20)
+            if counts[c] < 4:
+                counts[c] += 1
+        card = rng.randrange(20)
+        shapes = chi_plan_shapes(counts, card)
+        assert shapes == _plans_by_enumeration(counts, card), (counts, card)
+        assert [(e.cards, tuple(g.cards for g in bi)) for e, bi in chi_plans(counts, card)] \
+            == [(e, bi) for e, bi in shapes]
+        with_bi += any(bi for _, bi in shapes)
+    assert with_bi > 150
+
+
+def test_plans_depend_only_on_the_counts_plans_counts_reads():
+    """The engine keeps 吃 actions by PLANS_COUNTS' reading of a hand: two hands that read
+    the same for a card have the same plans of eating it, whatever else they hold."""
+    import random
+
+    from paohuzi.core.chi import PLANS_COUNTS, chi_plan_shapes
+
+    rng = random.Random(12)
+    compared = 0
+    for _ in range(3000):
+        card = rng.randrange(20)
+        hand = [rng.choice((0, 0, 1, 1, 2, 3, 4)) for _ in range(20)]
+        other = [rng.randrange(5) for _ in range(20)]
+        read = PLANS_COUNTS[card]
+        for c in range(20):  # the other hand: the same where the reading looks
+            probe = list(other)
+            probe[c] += 7
+            if read(probe) != read(other):
+                other[c] = hand[c]
+        assert read(other) == read(hand)
+        assert chi_plan_shapes(other, card) == chi_plan_shapes(hand, card), (hand, other, card)
+        compared += other != hand and bool(chi_plan_shapes(hand, card))
+    assert compared > 500

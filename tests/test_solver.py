@@ -284,6 +284,52 @@ def test_win_prefilter_asks_whether_the_free_cards_group_with_the_card():
     assert grouped > 100 and refused > 10_000
 
 
+def test_win_prefilter_asks_whether_the_free_cards_group_when_the_card_grows_a_group():
+    """A card that can grow an identical group (a hand pair or 坎, a table 偎/碰 of it)
+    passes may_win only when the free cards split as one of its placements leaves them:
+    without the pair beside the card's 3-card group, as they are beside a 4-card group
+    (which owes the pair), or with the card among them. Most such cards that the solver
+    would have been asked about are refused this way, and no win is refused."""
+    from paohuzi.core.decompose import best_free_huxi
+    from paohuzi.players.sampling import random_positions
+
+    def splits(free, need_pair):
+        n = sum(free) - 2 * need_pair
+        return n >= 0 and n % 3 == 0 and best_free_huxi(free, need_pair) >= 0
+
+    passed = refused = wins = 0
+    for p in random_positions(9, 1500):
+        counts = counts_of(p.hand)
+        pao_ti = counts.count(4) + sum(m.kind in (GroupKind.PAO, GroupKind.TI) for m in p.melds)
+        grows = {m.cards[0] for m in p.melds
+                 if m.kind in (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)}
+        free = [n if n <= 2 else 0 for n in counts]
+        for card in range(20):
+            if counts[card] < 2 and card not in grows:
+                continue
+            joined = list(free)
+            joined[card] += 1
+            ok = splits(joined, pao_ti > 0)
+            if counts[card] == 3 or card in grows:
+                ok = ok or splits(free, True)
+            elif counts[card] == 2:
+                paired = list(free)
+                paired[card] -= 2
+                ok = ok or splits(paired, pao_ti > 0)
+            if may_win(counts, p.melds, card, 0):
+                assert ok, (str(p), card)
+                passed += 1
+            else:
+                refused += 1
+            if counts[card] + sum(m.cards.count(card) for m in p.melds) == 4:
+                continue  # every copy is held: no fifth to win on
+            for source in ("self", "other"):
+                if solve_counts(counts, p.melds, card, source) is not None:
+                    wins += 1
+                    assert may_win(counts, p.melds, card, 0), (str(p), card, source)
+    assert passed > 100 and refused > 2_000 and wins > 50
+
+
 def test_win_prefilter_checks_the_card_count():
     hand = counts_of(H(EXAMPLE))  # 20 cards: 21 with 拾, a win
     assert may_win(hand, [], C("拾"), 15)
@@ -336,6 +382,46 @@ def test_win_prefilter_mask_holds_every_card_the_prefilter_lets_through(table_na
                     assert mask >> card & 1, (str(p), card, min_huxi)
                 masked_out += not mask >> card & 1
     assert let_through > 1000 and masked_out > 10_000
+
+
+def _facts_by_hand(counts, table):
+    """The prefilter's facts of a hand worked out card by card (the plain reading of
+    WinFacts' fields), to check win_facts' packed one-pass form against."""
+    from paohuzi.core.decompose import pack_free, partial_scoring_sentences
+    from paohuzi.core.groups import partners
+
+    free = [n if n <= 2 else 0 for n in counts]
+    locked = sum(table.identical[GroupKind.KAN][c] if n == 3 else
+                 table.identical[GroupKind.TI][c] if n == 4 else 0
+                 for c, n in enumerate(counts))
+    isolated = tuple(c for c in range(20) if counts[c] == 1
+                     and not any(free[d] for d in partners(c)))
+    return (sum(counts), counts.count(4), locked + partial_scoring_sentences(free, table),
+            tuple(free), isolated, sum(1 << c for c in range(20) if counts[c] >= 2),
+            sum(free), pack_free(free))
+
+
+@pytest.mark.parametrize("table_name", ["qq", "luzhou"])
+def test_win_facts_packed_pass_reads_each_field_right(table_name):
+    """win_facts sums packed per-card rows in one pass: every field it reads off the sum
+    equals the card-by-card reading, on random hands with 坎 and 提 (up to 4 of a card)."""
+    import random
+
+    from paohuzi.core.groups import HUXI_TABLES
+    from paohuzi.core.solver import win_facts
+
+    table = HUXI_TABLES[table_name]
+    rng = random.Random(5)
+    kans = 0
+    for _ in range(3000):
+        counts = [0] * 20
+        for _ in range(rng.randrange(1, 27)):
+            card = rng.randrange(20)
+            if counts[card] < 4:
+                counts[card] += 1
+        kans += 3 in counts or 4 in counts
+        assert tuple(win_facts(counts, table)) == _facts_by_hand(counts, table), counts
+    assert kans > 500
 
 
 def test_isolated_allow_is_the_partner_rule():

@@ -19,7 +19,7 @@ needs the other 一 laid down too — impossible here, so that 吃 is refused:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Final
@@ -29,7 +29,8 @@ from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import SHAPES, Group, GroupKind, is_jiao, partners, shapes_with
 from paohuzi.core.native import mypyc_attr
 
-__all__ = ["ChiOption", "chi_options", "chi_options_counts", "chi_plans", "plans_key"]
+__all__ = ["PLANS_COUNTS", "ChiOption", "chi_options", "chi_options_counts", "chi_plan_shapes",
+           "chi_plans", "plans_key", "shape_group"]
 
 
 @mypyc_attr(native_class=False)
@@ -63,32 +64,34 @@ class ChiOption:
 Shape = tuple[int, int, int]
 
 
-def _bi_plans(counts: list[int], card: int, start: int,
-              shapes: tuple[Shape, ...]) -> list[list[Shape]]:
-    """Every multiset of 比 shapes (index ≥ start, to avoid permutations) using all copies."""
-    if counts[card] == 0:
-        return [[]]
-    plans: list[list[Shape]] = []
-    for i in range(start, len(shapes)):
-        shape = shapes[i]
-        if not _fits(counts, shape):
-            continue
-        for c in shape:
-            counts[c] -= 1
-        for rest in _bi_plans(counts, card, i, shapes):
-            plans.append([shape, *rest])
-        for c in shape:
-            counts[c] += 1
+def _bi_plans(free: list[int], card: int) -> list[tuple[Shape, ...]]:
+    """Every multiset of 比 shapes (each sorted) laying down all the copies of ``card`` left
+    in ``free`` — at most two, so at most two shapes: a shape holding the card twice lays
+    both, and a second shape follows the first in :func:`shapes_with`'s order (no
+    permutations)."""
+    if not free[card]:
+        return [()]
+    plans: list[tuple[Shape, ...]] = []
+    needs = _BI_NEEDS[card]
+    for i, (shape, need) in enumerate(needs):
+        for c, n in need:
+            if free[c] < n:
+                break
+        else:  # the shape fits: lay it, then the copy it left, if any
+            for c in shape:
+                free[c] -= 1
+            if not free[card]:
+                plans.append((shape,))
+            else:
+                for other, other_need in needs[i:]:
+                    for c, n in other_need:
+                        if free[c] < n:
+                            break
+                    else:
+                        plans.append((shape, other) if shape <= other else (other, shape))
+            for c in shape:
+                free[c] += 1
     return plans
-
-
-def _fits(counts: list[int], shape: Shape) -> bool:
-    """Whether the counts hold the cards of ``shape`` (a loop: quicker than ``all`` over a
-    generator on this hot path)."""
-    for c, n in _NEED[shape]:  # noqa: SIM110
-        if counts[c] < n:
-            return False
-    return True
 
 
 def _group_of(shape: Shape) -> Group:
@@ -100,6 +103,9 @@ _NEED: dict[Shape, tuple[tuple[int, int], ...]] = {
     shape: tuple((c, shape.count(c)) for c in sorted(set(shape)))
     for shape in SHAPES}
 _GROUPS: dict[Shape, Group] = {shape: _group_of(shape) for shape in SHAPES}
+_BI_NEEDS: Final = tuple(tuple((shape, _NEED[shape]) for shape in shapes_with(card))
+                         for card in range(20))
+"""Per card, each shape holding it (:func:`shapes_with`'s order) with the counts it needs."""
 
 
 def chi_options(hand: Iterable[int], card: int) -> list[ChiOption]:
@@ -165,23 +171,43 @@ def chi_plans(counts: list[int], card: int) -> list[tuple[Group, tuple[Group, ..
     ...     counts_of(parse_cards("一二三 壹壹")), 0)]
     [('一一壹', []), ('一二三', ['一壹壹']), ('一壹壹', ['一二三'])]
     """
-    free = [n if n <= 2 else 0 for n in counts]
+    return [(_GROUPS[eat], tuple([_GROUPS[shape] for shape in bi]))
+            for eat, bi in chi_plan_shapes(counts, card)]
+
+
+def shape_group(shape: Shape) -> Group:
+    """The group of a sentence or 绞 shape (sorted card indices), shared.
+
+    >>> shape_group((1, 11, 11)).text, shape_group((1, 11, 11)).kind.value
+    ('二贰贰', 'jiao')
+    """
+    return _GROUPS[shape]
+
+
+def chi_plan_shapes(counts: list[int], card: int) -> list[tuple[Shape, tuple[Shape, ...]]]:
+    """:func:`chi_plans` as shapes (sorted card indices; :func:`shape_group` gives each
+    group), for a caller that keeps its own values of the plans by shape.
+
+    >>> chi_plan_shapes(counts_of(parse_cards("一二三 壹壹")), 0)
+    [((0, 0, 10), ()), ((0, 1, 2), ((0, 10, 10),)), ((0, 10, 10), ((0, 1, 2),))]
+    """
+    free = [n if n <= 2 else 0 for n in counts]  # a 坎's cards take no part
     if not free[card]:  # no copy to lay down: each eating group that fits, no 比
-        return [(_GROUPS[eat], ()) for eat, a, b in _EATS[card]
+        return [(eat, ()) for eat, a, b in _EATS[card]
                 if free[a] >= 1 + (a == b) and free[b] >= 1]
-    shapes = shapes_with(card)
-    plans: set[tuple[Shape, tuple[Shape, ...]]] = set()  # (eating shape, sorted 比 shapes)
+    plans: list[tuple[Shape, tuple[Shape, ...]]] = []  # (eating shape, sorted 比 shapes)
     for eat, a, b in _EATS[card]:  # the eating group and the two hand cards it needs
         if free[a] < 1 + (a == b) or free[b] < 1:
             continue
         free[a] -= 1
         free[b] -= 1
-        for plan in _bi_plans(free, card, 0, shapes):  # 比 groups contain the card too
-            plans.add((eat, tuple(sorted(plan))))
+        for bi in _bi_plans(free, card):  # 比 groups contain the card too
+            plans.append((eat, bi))
         free[a] += 1
         free[b] += 1
     # a shape's cards are its group's, in order: sorting the shapes sorts the groups' cards
-    return [(_GROUPS[eat], tuple([_GROUPS[shape] for shape in bi])) for eat, bi in sorted(plans)]
+    plans.sort()
+    return plans
 
 
 def _eats(card: int) -> tuple[tuple[Shape, int, int], ...]:
@@ -204,3 +230,7 @@ _RELEVANT: list[tuple[int, ...]] = [tuple(sorted({card, *partners(card)})) for c
 _KEYS: Final = tuple(itemgetter(*cards) for cards in _RELEVANT)
 """For each card, what reads the counts of :data:`_RELEVANT` off a hand, as a tuple (a 坎's
 3 or 4 counts as it is: its cards take no part in the plans, so the key is only finer)."""
+PLANS_COUNTS: Final[tuple[Callable[[Sequence[int]], tuple[int, ...]], ...]] = _KEYS
+"""Per card, what reads off a hand the counts of every card sharing a shape with it, as a
+tuple: the plans of eating the card depend on nothing else (a key finer than
+:func:`plans_key`, for a caller that memoises plans without a call per question)."""

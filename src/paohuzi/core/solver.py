@@ -684,9 +684,11 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
       paired by it: so at most two, and the card a partner of each (or the same card);
     * a bound on the 胡息: table, 坎 and 提 胡息, the best scoring sentences with the
       card free, and what the card adds by growing a 坎, pair or table 偎/碰;
-    * when the card can only join the free cards (held at most once, no table 偎/碰 of
-      it), the free cards with it must split into sentences and 绞 (and the pair, when a
-      跑/提 is owned): the search's memo (:mod:`~paohuzi.core.decompose`) answers it.
+    * the free cards must split into sentences and 绞 (and the pair, when a 跑/提 is
+      owned) as one of the card's placements leaves them: with the card when it joins
+      them; without the card's hand pair when it makes a 3-card group with it; as they
+      are when it grows a hand 坎 or table 偎/碰 to four (which owes the pair). The
+      search's memo (:mod:`~paohuzi.core.decompose`) answers it.
 
     >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards, Card
     >>> hand = counts_of(parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖"))
@@ -775,10 +777,11 @@ def may_win_in_mask(facts: WinFacts, hand: Sequence[int], card: int, table_pao_t
                     table: HuxiTable = QQ_HUXI) -> bool:
     """:func:`may_win_on` of a card in :func:`may_win_mask`'s mask of this hand and table
     (so its isolated-card and card-count checks hold): the 胡息 bound and whether the free
-    cards group with the card, for a caller that keeps the mask."""
+    cards group as one of the card's placements needs, for a caller that keeps the mask."""
     qq = table is QQ_HUXI
     bound = facts.huxi + table_huxi
-    grows = table_grows or hand[card] >= 2
+    held = hand[card]
+    grows = table_grows or held >= 2
     if grows:
         bound += _GROWTH if qq else _BOUNDS[table.name][0]
     if bound < min_huxi:
@@ -786,17 +789,25 @@ def may_win_in_mask(facts: WinFacts, hand: Sequence[int], card: int, table_pao_t
         if bound + most_gain[card] < min_huxi or \
                 bound + scoring_gain(facts.free, card, table) < min_huxi:
             return False
-    return grows or _free_cards_group(facts, card, table_pao_ti, table)
+    pao_ti = facts.ti + table_pao_ti
+    if held == 3 or table_grows:  # a hand 坎 or table 偎/碰 grows to 4: the free cards stay
+        if _free_cards_split(facts.code, facts.free_cards, True, table):
+            return True
+    elif held == 2 and _free_cards_split(  # the hand pair and the card: a 3-card group
+            facts.code - _PACKED_TWO[card], facts.free_cards - 2, pao_ti > 0, table):
+        return True
+    # the card joins the free cards (the one placement of a card held at most once)
+    return _free_cards_split(facts.code + _PACKED_ONE[card], facts.free_cards + 1, pao_ti > 0,
+                             table)
 
 
-def _free_cards_group(facts: WinFacts, card: int, table_pao_ti: int, table: HuxiTable) -> bool:
-    """Whether the free cards and ``card`` split into sentences and 绞, with the pair when a
-    跑/提 is owned: a win on a card that can only join the free cards (held at most once,
-    no table 偎/碰 of it) needs it (§6.1). The search's memo answers most hands at once."""
-    need_pair = facts.ti + table_pao_ti > 0
-    n = facts.free_cards + 1 - (2 if need_pair else 0)
-    return n >= 0 and n % 3 == 0 and \
-        best_packed_huxi(facts.code + _PACKED_ONE[card], need_pair, table) >= 0
+def _free_cards_split(code: int, cards: int, need_pair: bool, table: HuxiTable) -> bool:
+    """Whether the free cards (``code`` packed, ``cards`` of them) split into sentences and
+    绞, with the pair when a 跑/提 is owned: each placement of a winning card needs its free
+    cards to (§6.1, the placements of :func:`_placements`). The search's memo answers most
+    hands at once."""
+    n = cards - (2 if need_pair else 0)
+    return n >= 0 and n % 3 == 0 and best_packed_huxi(code, need_pair, table) >= 0
 
 
 def may_win_mask(facts: WinFacts, hand: Sequence[int], table_cards: int, table_pao_ti: int,

@@ -18,7 +18,7 @@ paohuzi.game.actions.ActionTextError: unknown action 'gang'; expected discard, c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from paohuzi.core.cards import Card, parse_cards
@@ -98,6 +98,12 @@ class Chi(Action):
     eat: Group
     bi: tuple[Group, ...] = ()
     verb: ClassVar[str] = "chi"
+    _text: str = field(init=False, repr=False, compare=False)
+    """:attr:`text`, worked out once (the engine records it with every 吃)."""
+
+    def __post_init__(self) -> None:
+        text = " ".join(["chi " + self.eat.text] + ["比" + g.text for g in self.bi])
+        object.__setattr__(self, "_text", text)
 
     @classmethod
     def from_groups_text(cls, text: str) -> Chi:
@@ -114,7 +120,8 @@ class Chi(Action):
 
     @property
     def text(self) -> str:
-        return " ".join(["chi " + self.eat.text] + ["比" + g.text for g in self.bi])
+        """``chi`` and the eating group, then each 比 group (``chi 二贰贰 比一二三``)."""
+        return self._text
 
 
 @dataclass(frozen=True, slots=True)

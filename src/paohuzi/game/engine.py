@@ -26,13 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from itertools import chain
+from functools import cache
+from itertools import chain, compress
 from operator import getitem
 from typing import Any, Final, NamedTuple
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
-from paohuzi.core.chi import chi_plans, plans_key
+from paohuzi.core.chi import PLANS_COUNTS, chi_plan_shapes, plans_key, shape_group
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import GROWABLE, Group, GroupKind, HuxiTable
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
@@ -303,6 +304,9 @@ append their events with it: ``_new_event(Event, (kind, seat, cards, private, de
 
 _HU, _PASS, _PENG = Hu(), Pass(), Peng()
 _DISCARDS = [Discard(card) for card in ALL_CARDS]
+_DISCARDABLE: Final = bytes(0 < n <= 2 for n in range(256))
+"""By the count a card is held, whether it may be discarded (not a 坎's or 提's, §2): a
+table for ``bytes.translate`` of a hand's counts."""
 
 
 _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
@@ -429,8 +433,7 @@ class Hand:
         self._deal: Deal | None = deal
         self.set_aside: tuple[Card, ...] = deal.set_aside
         self.players = rules.players
-        self._orders = [[(s + i) % self.players for i in range(self.players)]
-                        for s in range(self.players)]
+        self._set_orders()
         self.dealer = deal.dealer
         self.seats = [SeatState(counts_of(cards)) for cards in deal.hands]
         self.wall: list[Card] = list(deal.wall)
@@ -448,7 +451,7 @@ class Hand:
         self.result: HandResult | None = None
         self.events: list[Event] = []
         self.actions: list[tuple[int, Action]] = []
-        self._start()
+        self._start(deal)
 
     @classmethod
     def from_seed(cls, seed: int, rules: Ruleset, dealer: int = 0) -> Hand:
@@ -487,8 +490,7 @@ class Hand:
         hand.liangzhang_pending = False
         hand._dealer_discards = 1
         hand.players = rules.players
-        hand._orders = [[(s + i) % hand.players for i in range(hand.players)]
-                        for s in range(hand.players)]
+        hand._set_orders()
         hand.dealer = dealer
         hand._deal = None
         hand.set_aside = tuple(set_aside)
@@ -564,13 +566,18 @@ class Hand:
 
     # ---- seats and order -----------------------------------------------------------
 
+    def _set_orders(self) -> None:
+        """Each seat's priority order (itself first), and what the claims read off it
+        (shared by every hand of as many players: tuples, never changed)."""
+        self._orders, self._others, self._nexts, self._eaters = _seat_orders(self.players)
+
     def next_seat(self, seat: int) -> int:
         """下家: the player after ``seat``."""
         return (seat + 1) % self.players
 
     def order_from(self, seat: int) -> list[int]:
         """Seats in turn order starting at ``seat`` (the priority order of §4.2, §6.2)."""
-        return self._orders[seat]
+        return list(self._orders[seat])
 
     @property
     def ended(self) -> bool:
@@ -583,6 +590,8 @@ class Hand:
         claim = self.claim
         if self.phase is _CLAIMING and claim is not None:
             options, answers = claim.options, claim.answers
+            if not answers and len(options) == 1:  # one seat asked: no order to keep
+                return list(options)
             return [s for s in self._orders[claim.seat] if s in options and s not in answers]
         return []
 
@@ -592,10 +601,9 @@ class Hand:
               private: bool = False, detail: str = "") -> None:
         self.events.append(_new_event(Event, (kind, seat, cards, private, detail)))
 
-    def _start(self) -> None:
+    def _start(self, deal: Deal) -> None:
         shown = self.rules.liangzhang_shown
-        for seat in range(self.players):
-            dealt = tuple(self.seats[seat].hand_cards)
+        for seat, dealt in enumerate(deal.hands):  # each sorted: the hand's cards in order
             if seat == self.dealer and not shown:  # §9.1: the 21st card is not shown
                 dealt = tuple(sorted((*dealt, self.liangzhang)))
             self._emit(EventKind.DEAL, seat, dealt, private=True)
@@ -604,7 +612,7 @@ class Hand:
         if self.rules.dipai_shown:
             self._show_dipai()
         # §3.3 mandatory 天胡: dealer first (with his 亮张), then 下家, then 上家.
-        for seat in self.order_from(self.dealer):
+        for seat in self._orders[self.dealer]:
             counts = self.seats[seat].hand
             if seat == self.dealer:
                 counts = list(counts)
@@ -619,7 +627,7 @@ class Hand:
         # §3.4 optional 亮张胡; §9.1 (亮张 hidden): the dealer's 天胡 with his 21 cards.
         options: dict[int, list[Action]] = {}
         wins: dict[int, Arrangement] = {}
-        for seat in self.order_from(self.dealer) if shown else [self.dealer]:
+        for seat in self._orders[self.dealer] if shown else (self.dealer,):
             win = self._win_check(seat, self.liangzhang, Source.LIANGZHANG)
             if win is not None:
                 options[seat] = [Hu(), Pass()]
@@ -656,7 +664,7 @@ class Hand:
         self.in_play = None
         self.liangzhang_pending = False
         # §3.5 automatic 提 of every 4-of-a-kind.
-        for seat in self.order_from(self.dealer):
+        for seat in self._orders[self.dealer]:
             st = self.seats[seat]
             if 4 not in st.hand:
                 continue
@@ -682,7 +690,7 @@ class Hand:
             st.xianggong = True  # §4.4 [decision] 相公: only 坎 cards, cannot discard
             self._emit(_EV_XIANGGONG, seat)
         else:
-            self._emit(_EV_NO_DISCARD, seat)
+            self.events.append(_new_event(Event, (_EV_NO_DISCARD, seat, (), False, "")))
         self._draw((seat + 1) % self.players)
 
     def _draw(self, seat: int) -> None:
@@ -696,11 +704,13 @@ class Hand:
         self.turn = seat
         events = self.events
         events.append(_new_event(Event, (_EV_DRAW, seat, (card,), True, "")))
-        wei_index = st.meld_of(card, _WEI_KINDS)
-        if st.hand[card] == 3 or wei_index is not None:
+        held = st.hand[card]
+        # a table 偎 of the card leaves no copy of it in hand
+        wei_index = None if held else st.meld_of(card, _WEI_KINDS)
+        if held == 3 or wei_index is not None:
             # §4.2.1 提: forced; a win with it is 提胡 (破跑不破提).
             win = self._win_check(seat, card, _SELF) if self._winnable(last) else None
-            if st.hand[card] == 3:
+            if held == 3:
                 st.take(card, 3)
                 st.lay(Group.identical(_TI, card, self.table), 4)
             else:
@@ -709,7 +719,7 @@ class Hand:
             self._emit(_EV_TI, seat, (card,))
             self._own_claim(seat, card, win, last)
             return
-        if st.hand[card] == 2:
+        if held == 2:
             # §4.2.1 偎 (臭偎 after a declined 碰): forced, face down.
             win = self._win_check(seat, card, _SELF) if self._winnable(last) else None
             st.take(card, 2)
@@ -766,13 +776,14 @@ class Hand:
         order = self._orders[owner]
         # 1. 胡: on a drawn card, drawer first (§4.1: never on a discard, but §9.1)
         if self._winnable(last) if drawn else self.rules.win_on_discard:
-            self._offer_wins(options, wins, card, owner, order if drawn else order[1:])
+            self._offer_wins(options, wins, card, owner, order if drawn else self._others[owner])
         forced_pao, pair = self._pao_or_pair(card, owner, drawn)  # 2. 跑 (forced)
         if forced_pao is None:
             if pair is not None and not (  # 3. 碰, unless 臭
                     self.rules.chou_blocks_peng and card in self.seats[pair].chou):
                 options.setdefault(pair, []).append(_PENG)
-            self._offer_chi(options, card, (owner, order[1]) if drawn else order[1:2])  # 4. 吃
+            eaters = self._eaters[owner] if drawn else self._nexts[owner]
+            self._offer_chi(options, card, eaters)  # 4. 吃
         if not options and forced_pao is None and self.on_claim_point is None:
             # Nobody may take the card and nobody watches the claim point: as _resolve
             # would do with this claim, without making it.
@@ -788,7 +799,8 @@ class Hand:
         # last, dihu): a positional call is quicker on this hot path
         self.claim = Claim(card, owner, context, options, {}, forced_pao, wins, last, dihu)
         self.phase = _CLAIMING
-        self._claim_point()
+        if self.on_claim_point is not None:  # _claim_point, on this hot path
+            self.on_claim_point(self)
         if not options:
             self._resolve()
 
@@ -811,10 +823,11 @@ class Hand:
         forced = pair = None
         for seat in self._orders[owner]:
             st = self.seats[seat]
-            index = st._identical.get(card)
+            held = st.hand[card]
+            # a table group of the card leaves none of it in hand (4 copies in all)
+            index = None if held else st._identical.get(card)
             if index is None:  # no table group of it: a hand 坎 or pair of another seat
                 if seat != owner:
-                    held = st.hand[card]
                     if held == 3:
                         forced = seat
                     elif held == 2:
@@ -827,11 +840,15 @@ class Hand:
 
     def _offer_chi(self, options: dict[int, list[Action]], card: int,
                    eaters: Sequence[int]) -> None:
+        memo, read_counts = _chi_memo[card], PLANS_COUNTS[card]
         for seat in eaters:
             st = self.seats[seat]
             if card in st.chou:
                 continue
-            plans = _chi_actions(st.hand, card)
+            counts = read_counts(st.hand)
+            plans = memo.get(counts)
+            if plans is None:
+                plans = memo[counts] = _chi_actions(st.hand, card)
             if plans:
                 options.setdefault(seat, []).extend(plans)
 
@@ -840,8 +857,7 @@ class Hand:
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty when nothing is asked of it)."""
         if self.phase is _DISCARDING and seat == self.turn:
-            st = self.seats[seat]
-            return [discard for discard, n in zip(_DISCARDS, st.hand, strict=True) if 0 < n <= 2]
+            return list(compress(_DISCARDS, bytes(self.seats[seat].hand).translate(_DISCARDABLE)))
         claim = self.claim
         if self.phase is _CLAIMING and claim is not None and seat in claim.options \
                 and seat not in claim.answers:
@@ -854,9 +870,8 @@ class Hand:
             raise IllegalActionError(f"there is no seat {seat!r}")
         if not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
-        if self.phase is _ENDED:
-            raise IllegalActionError("the hand has ended")
-        if self.phase is _DISCARDING:
+        phase = self.phase
+        if phase is _DISCARDING:
             if seat != self.turn:
                 raise IllegalActionError(f"seat {seat} may not act: seat {self.turn} discards")
             if not isinstance(action, Discard):
@@ -868,14 +883,17 @@ class Hand:
                 raise IllegalActionError(f"{action.card.text} is part of a 坎 and cannot be "
                                          "discarded (§2)")
             return
+        if phase is _ENDED:
+            raise IllegalActionError("the hand has ended")
         claim = self.claim
         assert claim is not None
-        if seat not in claim.options:
+        options = claim.options.get(seat)
+        if options is None:
             raise IllegalActionError(f"seat {seat} has no decision on {claim.card.text}")
         if seat in claim.answers:
             raise IllegalActionError(f"seat {seat} has already answered")
-        if not _offered(action, claim.options[seat]):
-            allowed = ", ".join(a.text for a in claim.options[seat])
+        if not _offered(action, options):
+            allowed = ", ".join(a.text for a in options)
             raise IllegalActionError(f"seat {seat} may not {action.text} on "
                                      f"{claim.card.text}; allowed: {allowed}")
 
@@ -1029,7 +1047,9 @@ class Hand:
         st.lay(chi.eat.scored_by(self.table), 3)
         for g in chi.bi:
             st.lay(g.scored_by(self.table), 3)
-        cards = tuple(c for g in (chi.eat, *chi.bi) for c in g.cards)
+        cards = chi.eat.cards
+        for g in chi.bi:
+            cards += g.cards
         self._emit(_EV_CHI, seat, cards, detail=chi.text)
 
     def _win_on_claim(self, claim: Claim, winner: int) -> None:
@@ -1101,6 +1121,20 @@ class Hand:
         )
 
 
+SeatOrders = tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...],
+                   tuple[tuple[int], ...], tuple[tuple[int, int], ...]]
+
+
+@cache
+def _seat_orders(players: int) -> SeatOrders:
+    """Per seat: the seats in priority order from it (itself first), the others in that
+    order (who may claim its discard), its 下家 alone (who may 吃 its discard) and itself
+    with its 下家 (who may 吃 its drawn card)."""
+    orders = tuple(tuple((s + i) % players for i in range(players)) for s in range(players))
+    return (orders, tuple(order[1:] for order in orders), tuple((order[1],) for order in orders),
+            tuple((order[0], order[1]) for order in orders))
+
+
 def _offered(action: Action, options: list[Action]) -> bool:
     """Whether ``action`` is one of ``options``: the very object (what ``legal_actions``
     handed out) found first, an equal one otherwise (a parsed action)."""
@@ -1111,15 +1145,30 @@ def _offered(action: Action, options: list[Action]) -> bool:
 
 
 _chi_memo: list[dict[tuple[int, ...], tuple[Chi, ...]]] = [{} for _ in ALL_CARDS]
+"""Per card, its 吃 actions by the counts the plans depend on (:data:`PLANS_COUNTS`)."""
+_chi_by_key: list[dict[tuple[int, ...], tuple[Chi, ...]]] = [{} for _ in ALL_CARDS]
+"""Per card, its 吃 actions by :func:`plans_key` (coarser: many counts, one key)."""
+
+ChiShapes = tuple[tuple[int, int, int], tuple[tuple[int, int, int], ...]]
+_chi_of_shapes: dict[ChiShapes, Chi] = {}
+"""The 吃 action of each plan (eating shape, 比 shapes), made once: many hands share it."""
 
 
 def _chi_actions(hand: list[int], card: int) -> tuple[Chi, ...]:
     """The 吃 actions (with every 比 completion) of ``card`` for this hand, memoised per card
-    on the counts of the cards that share a shape with it (:func:`plans_key`)."""
-    memo = _chi_memo[card]
+    on :func:`plans_key` (:meth:`Hand._offer_chi` keeps them by the counts too)."""
+    memo = _chi_by_key[card]
     key = plans_key(hand, card)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = tuple([Chi(eat, bi) for eat, bi in chi_plans(hand, card)])
+        found = memo[key] = tuple([_chi_of(plan) for plan in chi_plan_shapes(hand, card)])
     return found
+
+
+def _chi_of(plan: ChiShapes) -> Chi:
+    chi = _chi_of_shapes.get(plan)
+    if chi is None:
+        eat, bi = plan
+        chi = _chi_of_shapes[plan] = Chi(shape_group(eat), tuple([shape_group(s) for s in bi]))
+    return chi
 
