@@ -34,6 +34,9 @@ COMPILED_MODULES: Final = (
     "paohuzi.core.solver",
     "paohuzi.core.chi",
     "paohuzi.core.cardcount",
+    "paohuzi.game.actions",
+    "paohuzi.game.deal",
+    "paohuzi.game.engine",
 )
 """The modules ``PAOHUZI_COMPILE=1`` compiles (``setup.py`` reads this list)."""
 

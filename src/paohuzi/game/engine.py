@@ -36,6 +36,7 @@ from paohuzi.core.chi import chi_plans, plans_key
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import GROWABLE, Group, GroupKind, HuxiTable
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
+from paohuzi.core.native import mypyc_attr
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import (
     Huangzhuang,
@@ -126,6 +127,7 @@ class Event(NamedTuple):
         return f"{who}{self.kind}{cards}{detail}"
 
 
+@mypyc_attr(native_class=False)
 class SeatState:
     """One seat's cards and memory (hidden from the others except the table).
 
@@ -336,6 +338,7 @@ _EV_NO_DISCARD: Final = EventKind.NO_DISCARD
 _EV_XIANGGONG: Final = EventKind.XIANGGONG
 
 
+@mypyc_attr(native_class=False)
 @dataclass(slots=True)
 class Claim:
     """A pending decision on one card.
@@ -356,6 +359,7 @@ class Claim:
     """The dealer's first discard (a win on it by his 下家 is 地胡, §9.1)."""
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class HandResult:
     """How the hand ended and what each seat scores."""
@@ -399,6 +403,7 @@ class HandResult:
         return data
 
 
+@mypyc_attr(native_class=False)
 class Hand:
     """One hand of 跑胡子 from the deal to its end."""
 
@@ -848,7 +853,7 @@ class Hand:
             return list(claim.options[seat])
         return []
 
-    def verify(self, seat: int, action: Action) -> None:
+    def verify(self, seat: object, action: object) -> None:
         """Raise :class:`IllegalActionError` unless ``seat`` may take ``action`` now."""
         if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalActionError(f"there is no seat {seat!r}")
@@ -879,17 +884,18 @@ class Hand:
             raise IllegalActionError(f"seat {seat} may not {action.text} on "
                                      f"{claim.card.text}; allowed: {allowed}")
 
-    def can(self, seat: int, action: Action) -> bool:
+    def can(self, seat: object, action: object) -> bool:
         try:
             self.verify(seat, action)
         except IllegalActionError:
             return False
         return True
 
-    def act(self, seat: int, action: Action) -> list[Event]:
+    def act(self, seat: object, action: object) -> list[Event]:
         """Apply a decision; returns the events it caused (verified first: on an error
         nothing changes)."""
         self.verify(seat, action)
+        assert isinstance(seat, int) and isinstance(action, Action)  # verify checked them
         self.actions.append((seat, action))
         start = len(self.events)
         if self.phase is _DISCARDING:
