@@ -127,7 +127,6 @@ class Event(NamedTuple):
         return f"{who}{self.kind}{cards}{detail}"
 
 
-@mypyc_attr(native_class=False)
 class SeatState:
     """One seat's cards and memory (hidden from the others except the table).
 
@@ -199,13 +198,22 @@ class SeatState:
 
     def copy(self) -> SeatState:
         """An independent copy (containers copied; their items are immutable)."""
-        twin = SeatState.__new__(SeatState)
-        for name in SeatState.__slots__:
+        twin = SeatState(self.hand)  # a native class when compiled: made by __init__
+        for name in _SEAT_FIELDS:
             value = getattr(self, name)
             if isinstance(value, list | set | dict):
                 value = value.copy()
             setattr(twin, name, value)
         return twin
+
+    def __reduce__(self) -> tuple[object, tuple[list[int]], dict[str, object]]:
+        """Pickles and deep copies (the same on both builds: the compiled build's native
+        class is only made by ``__init__``)."""
+        return SeatState, (self.hand,), {name: getattr(self, name) for name in _SEAT_FIELDS}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
     @property
     def hand_cards(self) -> list[Card]:
@@ -294,6 +302,10 @@ class SeatState:
         self._mask_version, self._mask_table, self._mask_min = self.version, table, min_huxi
 
 
+_SEAT_FIELDS: Final[tuple[str, ...]] = getattr(SeatState, "__mypyc_attrs__", None) or getattr(
+    SeatState, "__slots__")  # noqa: B009
+"""Every attribute of a seat: its ``__slots__``, or the compiled build's native attributes
+(mypyc keeps no ``__slots__``)."""
 _COPIES: Final = tuple(tuple((card,) * n for n in range(5)) for card in ALL_CARDS)
 """Per card, its 0 to 4 copies."""
 _NO_FACTS: Final = win_facts([0] * KINDS)
