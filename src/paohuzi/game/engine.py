@@ -302,8 +302,8 @@ class SeatState:
         self._mask_version, self._mask_table, self._mask_min = self.version, table, min_huxi
 
 
-_SEAT_FIELDS: Final[tuple[str, ...]] = getattr(SeatState, "__mypyc_attrs__", None) or getattr(
-    SeatState, "__slots__")  # noqa: B009
+_SEAT_FIELDS: Final[tuple[str, ...]] = (getattr(SeatState, "__mypyc_attrs__", None)
+                                         or getattr(SeatState, "__slots__"))  # noqa: B009
 """Every attribute of a seat: its ``__slots__``, or the compiled build's native attributes
 (mypyc keeps no ``__slots__``)."""
 _COPIES: Final = tuple(tuple((card,) * n for n in range(5)) for card in ALL_CARDS)
