@@ -23,12 +23,13 @@ Each decision has one validation path: :meth:`Hand.verify` raises
 
 from __future__ import annotations
 
+import copy as _copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from itertools import chain
 from operator import getitem
-from typing import Any, Final, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
@@ -415,11 +416,10 @@ class HandResult:
         return data
 
 
-@mypyc_attr(native_class=False)
 class Hand:
     """One hand of 跑胡子 from the deal to its end."""
 
-    use_filters = True
+    use_filters: ClassVar[bool] = True
     """Skip 胡 checks that cheap necessary conditions rule out (a test turns this off
     and checks that the games are unchanged)."""
 
@@ -430,6 +430,11 @@ class Hand:
     the table as it is at each such point, so that the batching of what a seat
     receives never tells whether another seat had an option. Nothing changes when it
     is ``None`` (the default)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Hand:
+        """A blank hand that :meth:`from_seed`, :meth:`resume`, copies and pickles fill in
+        (its own ``__new__`` lets the compiled build's native class be made like this)."""
+        return super().__new__(cls)
 
     def __init__(self, rules: Ruleset, deal: Deal, *,
                  on_claim_point: Callable[[Hand], None] | None = None) -> None:
@@ -567,8 +572,7 @@ class Hand:
         >>> twin.state_key() != hand.state_key(), hand.copy().state_key() == hand.state_key()
         (True, True)
         """
-        twin = Hand.__new__(Hand)
-        twin.__dict__.update(self.__dict__)  # immutable values are shared
+        twin = _copy.copy(self)  # immutable values are shared
         twin.seats = [st.copy() for st in self.seats]
         twin.wall = list(self.wall)
         twin.events = list(self.events)
