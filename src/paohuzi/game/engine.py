@@ -148,6 +148,11 @@ class SeatState:
                  "_may_win_mask", "chou", "chouhu", "declined_peng", "hand", "melds", "owned",
                  "pao_ti", "pile", "table_huxi", "version", "xianggong")
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> SeatState:
+        """A blank seat that :meth:`copy` fills in (its own ``__new__`` lets the compiled
+        build's native class be made like this)."""
+        return super().__new__(cls)
+
     def __init__(self, hand: list[int]) -> None:
         self.hand = hand
         self.melds: list[Group] = []
@@ -199,7 +204,7 @@ class SeatState:
 
     def copy(self) -> SeatState:
         """An independent copy (containers copied; their items are immutable)."""
-        twin = SeatState(self.hand)  # a native class when compiled: made by __init__
+        twin = SeatState.__new__(SeatState)
         for name in _SEAT_FIELDS:
             value = getattr(self, name)
             if isinstance(value, list | set | dict):
@@ -208,8 +213,8 @@ class SeatState:
         return twin
 
     def __reduce__(self) -> tuple[object, tuple[list[int]], dict[str, object]]:
-        """Pickles and deep copies (the same on both builds: the compiled build's native
-        class is only made by ``__init__``)."""
+        """Pickles and deep copies, the same on both builds (the compiled build's native
+        class keeps no ``__slots__`` for the default ones)."""
         return SeatState, (self.hand,), {name: getattr(self, name) for name in _SEAT_FIELDS}
 
     def __setstate__(self, state: dict[str, object]) -> None:
