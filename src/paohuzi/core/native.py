@@ -16,9 +16,10 @@ module: the frozen dataclasses (``Group``, ``Arrangement``, ``ChiOption``...) ar
 pickled, compared and introspected like any Python object.
 
 The engine's mutable state classes are native classes when compiled (``Hand``,
-``SeatState``: attributes read without a dictionary); ``Hand`` has a ``__new__`` of its own
-so that blank hands (``from_seed``, ``resume``, copies, pickles) are made as in Python, and
-``SeatState`` pickles through ``__reduce__``. Its values (the actions, ``Deal``, ``Claim``,
+``SeatState``: attributes read without a dictionary). Each has a ``__new__`` of its own, so
+that blank ones (``from_seed``, ``resume``, copies, pickles) are made as in Python (mypyc's
+default ``__new__`` runs ``__init__``), and ``SeatState`` pickles through ``__reduce__``
+(mypyc keeps no ``__slots__``). The engine's values (the actions, ``Deal``, ``Claim``,
 ``HandResult``) stay Python classes.
 
 Compiled code checks declared types on entry and would answer a wrongly typed argument
