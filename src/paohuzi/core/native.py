@@ -18,8 +18,8 @@ pickled, compared and introspected like any Python object.
 The engine's mutable state classes are native classes when compiled (``Hand``,
 ``SeatState``: attributes read without a dictionary). Each has a ``__new__`` of its own, so
 that blank ones (``from_seed``, ``resume``, copies, pickles) are made as in Python (mypyc's
-default ``__new__`` runs ``__init__``), and ``SeatState`` pickles through ``__reduce__``
-(mypyc keeps no ``__slots__``). The engine's values (the actions, ``Deal``, ``Claim``,
+default ``__new__`` runs ``__init__``); mypyc keeps no ``__slots__``, so ``SeatState.copy``
+reads its native attribute names. The engine's values (the actions, ``Deal``, ``Claim``,
 ``HandResult``) stay Python classes.
 
 Compiled code checks declared types on entry and would answer a wrongly typed argument

@@ -212,15 +212,6 @@ class SeatState:
             setattr(twin, name, value)
         return twin
 
-    def __reduce__(self) -> tuple[object, tuple[list[int]], dict[str, object]]:
-        """Pickles and deep copies, the same on both builds (the compiled build's native
-        class keeps no ``__slots__`` for the default ones)."""
-        return SeatState, (self.hand,), {name: getattr(self, name) for name in _SEAT_FIELDS}
-
-    def __setstate__(self, state: dict[str, object]) -> None:
-        for name, value in state.items():
-            setattr(self, name, value)
-
     @property
     def hand_cards(self) -> list[Card]:
         """The cards in hand, in card order."""
