@@ -15,10 +15,19 @@ does nothing at run time, so the rules core needs nothing outside the standard l
 module: the frozen dataclasses (``Group``, ``Arrangement``, ``ChiOption``...) are copied,
 pickled, compared and introspected like any Python object.
 
-Modules that check untrusted values themselves are not compiled (``cards``: ``parse_cards``
-of a non-string; ``rules``: every option's type; ``kinds``: plain strings for members;
-the engine: a seat that is no int): compiled code checks declared types on entry and
-would answer with a bare ``TypeError`` before the package's precise error.
+The engine's mutable state classes are native classes when compiled (``Hand``,
+``SeatState``: attributes read without a dictionary). Each has a ``__new__`` of its own, so
+that blank ones (``from_seed``, ``resume``, copies, pickles) are made as in Python (mypyc's
+default ``__new__`` runs ``__init__``); mypyc keeps no ``__slots__``, so ``SeatState.copy``
+reads its native attribute names. The engine's values (the actions, ``Deal``, ``Claim``,
+``HandResult``) stay Python classes.
+
+Compiled code checks declared types on entry and would answer a wrongly typed argument
+with a bare ``TypeError`` before the package's precise error. So the compiled entry points
+that check untrusted values themselves declare them ``object`` (``Hand.verify``, ``can``
+and ``act``: a seat that is no int, an action that is none; ``Action.from_text``), and the
+modules whose every function does (``cards``: ``parse_cards`` of a non-string; ``rules``:
+every option's type; ``kinds``: plain strings for members) are not compiled.
 """
 
 from __future__ import annotations
@@ -34,6 +43,9 @@ COMPILED_MODULES: Final = (
     "paohuzi.core.solver",
     "paohuzi.core.chi",
     "paohuzi.core.cardcount",
+    "paohuzi.game.actions",
+    "paohuzi.game.deal",
+    "paohuzi.game.engine",
 )
 """The modules ``PAOHUZI_COMPILE=1`` compiles (``setup.py`` reads this list)."""
 

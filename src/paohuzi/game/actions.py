@@ -24,6 +24,7 @@ from typing import ClassVar
 from paohuzi.core.cards import Card, parse_cards
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import Group, GroupKind, is_jiao
+from paohuzi.core.native import mypyc_attr
 
 __all__ = ["Action", "ActionTextError", "Chi", "Discard", "Hu", "Pass", "Peng"]
 
@@ -32,6 +33,7 @@ class ActionTextError(PaohuziError):
     """Action text that does not parse."""
 
 
+@mypyc_attr(native_class=False)
 class Action:
     """Base of every decision; ``text`` and :meth:`from_text` round-trip."""
 
@@ -45,7 +47,7 @@ class Action:
         return self.text
 
     @staticmethod
-    def from_text(text: str) -> Action:
+    def from_text(text: object) -> Action:
         """Parse ``discard X`` / ``chi ABC [比DEF ...]`` / ``peng`` / ``hu`` / ``pass``."""
         if not isinstance(text, str):
             raise ActionTextError(f"action must be text, got {type(text).__name__}")
@@ -74,6 +76,7 @@ class Action:
             f"unknown action {verb!r}; expected discard, chi, peng, hu or pass")
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Discard(Action):
     """打牌: discard one hand card (not of a 坎)."""
@@ -91,6 +94,7 @@ def _chi_group(cards: list[Card]) -> Group:
     return Group.make(kind, cards)
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Chi(Action):
     """吃 (chi, eat): the eating group and the 比 (bi) groups chosen, as laid on the table."""
@@ -124,6 +128,7 @@ class Chi(Action):
         return self._text
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Peng(Action):
     """碰 (peng): take the shown card onto a hand pair."""
@@ -131,6 +136,7 @@ class Peng(Action):
     verb: ClassVar[str] = "peng"
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Hu(Action):
     """胡 (hu): win on the card."""
@@ -138,6 +144,7 @@ class Hu(Action):
     verb: ClassVar[str] = "hu"
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Pass(Action):
     """过 (pass): take no option on the card (it may become 臭 for you, §4.5)."""

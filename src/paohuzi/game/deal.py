@@ -11,12 +11,13 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from paohuzi.core.cards import ALL_CARDS, COPIES, KINDS, Card, counts_of, format_cards, parse_cards
 from paohuzi.core.errors import CardCountError, PaohuziError
+from paohuzi.core.native import mypyc_attr
 from paohuzi.core.rules import Ruleset
 
 __all__ = ["Deal", "DealError", "hand_seed", "shuffled"]
@@ -62,6 +63,7 @@ class DealError(PaohuziError):
     """An explicit deal that is not a legal deal of the 80 cards."""
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Deal:
     """Everything dealt for one hand.
@@ -152,7 +154,7 @@ class Deal:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], rules: Ruleset) -> Deal:
+    def from_json(cls, data: Mapping[str, Any], rules: Ruleset) -> Deal:
         """Read :meth:`to_json`'s form; ``wall`` may name only its top cards."""
         try:
             hands = [parse_cards(h) for h in data["hands"]]

@@ -23,13 +23,14 @@ Each decision has one validation path: :meth:`Hand.verify` raises
 
 from __future__ import annotations
 
+import copy as _copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cache
 from itertools import chain, compress
 from operator import getitem
-from typing import Any, Final, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS, Card, counts_of, format_cards
@@ -37,6 +38,7 @@ from paohuzi.core.chi import PLANS_COUNTS, chi_plan_shapes, plans_key, shape_gro
 from paohuzi.core.errors import CardCountError, PaohuziError
 from paohuzi.core.groups import GROWABLE, Group, GroupKind, HuxiTable
 from paohuzi.core.kinds import ClaimContext, EndReason, EventKind, Source
+from paohuzi.core.native import mypyc_attr
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import (
     Huangzhuang,
@@ -147,6 +149,11 @@ class SeatState:
                  "_may_win_mask", "chou", "chouhu", "declined_peng", "hand", "melds", "owned",
                  "pao_ti", "pile", "table_huxi", "version", "xianggong")
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> SeatState:
+        """A blank seat that :meth:`copy` fills in (its own ``__new__`` lets the compiled
+        build's native class be made like this)."""
+        return super().__new__(cls)
+
     def __init__(self, hand: list[int]) -> None:
         self.hand = hand
         self.melds: list[Group] = []
@@ -199,7 +206,7 @@ class SeatState:
     def copy(self) -> SeatState:
         """An independent copy (containers copied; their items are immutable)."""
         twin = SeatState.__new__(SeatState)
-        for name in SeatState.__slots__:
+        for name in _SEAT_FIELDS:
             value = getattr(self, name)
             if isinstance(value, list | set | dict):
                 value = value.copy()
@@ -293,6 +300,10 @@ class SeatState:
         self._mask_version, self._mask_table, self._mask_min = self.version, table, min_huxi
 
 
+_SEAT_FIELDS: Final[tuple[str, ...]] = (getattr(SeatState, "__mypyc_attrs__", None)
+                                         or getattr(SeatState, "__slots__"))  # noqa: B009
+"""Every attribute of a seat: its ``__slots__``, or the compiled build's native attributes
+(mypyc keeps no ``__slots__``)."""
 _COPIES: Final = tuple(tuple((card,) * n for n in range(5)) for card in ALL_CARDS)
 """Per card, its 0 to 4 copies."""
 _NO_FACTS: Final = win_facts([0] * KINDS)
@@ -340,6 +351,7 @@ _EV_NO_DISCARD: Final = EventKind.NO_DISCARD
 _EV_XIANGGONG: Final = EventKind.XIANGGONG
 
 
+@mypyc_attr(native_class=False)
 @dataclass(slots=True)
 class Claim:
     """A pending decision on one card.
@@ -360,6 +372,7 @@ class Claim:
     """The dealer's first discard (a win on it by his 下家 is 地胡, §9.1)."""
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class HandResult:
     """How the hand ended and what each seat scores."""
@@ -406,7 +419,7 @@ class HandResult:
 class Hand:
     """One hand of 跑胡子 from the deal to its end."""
 
-    use_filters = True
+    use_filters: ClassVar[bool] = True
     """Skip 胡 checks that cheap necessary conditions rule out (a test turns this off
     and checks that the games are unchanged)."""
 
@@ -417,6 +430,11 @@ class Hand:
     the table as it is at each such point, so that the batching of what a seat
     receives never tells whether another seat had an option. Nothing changes when it
     is ``None`` (the default)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Hand:
+        """A blank hand that :meth:`from_seed`, :meth:`resume`, copies and pickles fill in
+        (its own ``__new__`` lets the compiled build's native class be made like this)."""
+        return super().__new__(cls)
 
     def __init__(self, rules: Ruleset, deal: Deal, *,
                  on_claim_point: Callable[[Hand], None] | None = None) -> None:
@@ -552,8 +570,7 @@ class Hand:
         >>> twin.state_key() != hand.state_key(), hand.copy().state_key() == hand.state_key()
         (True, True)
         """
-        twin = Hand.__new__(Hand)
-        twin.__dict__.update(self.__dict__)  # immutable values are shared
+        twin = _copy.copy(self)  # immutable values are shared
         twin.seats = [st.copy() for st in self.seats]
         twin.wall = list(self.wall)
         twin.events = list(self.events)
@@ -864,7 +881,7 @@ class Hand:
             return list(claim.options[seat])
         return []
 
-    def verify(self, seat: int, action: Action) -> None:
+    def verify(self, seat: object, action: object) -> None:
         """Raise :class:`IllegalActionError` unless ``seat`` may take ``action`` now."""
         if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalActionError(f"there is no seat {seat!r}")
@@ -897,17 +914,18 @@ class Hand:
             raise IllegalActionError(f"seat {seat} may not {action.text} on "
                                      f"{claim.card.text}; allowed: {allowed}")
 
-    def can(self, seat: int, action: Action) -> bool:
+    def can(self, seat: object, action: object) -> bool:
         try:
             self.verify(seat, action)
         except IllegalActionError:
             return False
         return True
 
-    def act(self, seat: int, action: Action) -> list[Event]:
+    def act(self, seat: object, action: object) -> list[Event]:
         """Apply a decision; returns the events it caused (verified first: on an error
         nothing changes)."""
         self.verify(seat, action)
+        assert isinstance(seat, int) and isinstance(action, Action)  # verify checked them
         self.actions.append((seat, action))
         start = len(self.events)
         if self.phase is _DISCARDING:
