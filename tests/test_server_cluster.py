@@ -185,3 +185,30 @@ def test_rate_limits_are_shared_through_redis(redis_url: str) -> None:
     assert second.allow("5.6.7.8")  # another key, its own bucket
     one.close()
     two.close()
+
+
+def test_quick_chat_is_limited_across_processes(redis_url: str) -> None:
+    """Two processes' chat limiters as a cluster sets them (``share_limits``): one
+    player's quick phrases count against one bucket, whichever process relays them."""
+    from types import SimpleNamespace
+
+    import redis
+
+    from paohuzi.server.cluster import Cluster
+    from paohuzi.server.quickchat import CHAT_RATE, ChatRefused
+
+    # what share_limits reads and replaces of a server
+    servers = [SimpleNamespace(limiters={}, limits=None, chat=None) for _ in range(2)]
+    clients = [redis.Redis.from_url(redis_url) for _ in servers]
+    for server, client in zip(servers, clients, strict=True):
+        cluster = Cluster.__new__(Cluster)  # only its Redis client is needed here
+        cluster.redis = client
+        cluster.share_limits(server)  # type: ignore[arg-type]
+    burst = CHAT_RATE[1]
+    for i in range(burst):
+        servers[i % 2].chat.check(7)  # type: ignore[attr-defined]
+    with pytest.raises(ChatRefused):
+        servers[burst % 2].chat.check(7)  # type: ignore[attr-defined]
+    servers[1].chat.check(8)  # type: ignore[attr-defined]  # another player
+    for client in clients:
+        client.close()

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from paohuzi.server.hall import Census, SharedHall
 from paohuzi.server.pgstorage import PostgresStorage
+from paohuzi.server.quickchat import CHAT_RATE, ChatLimiter
 from paohuzi.server.table import RoomConfig, TableError
 
 if TYPE_CHECKING:
@@ -105,11 +106,13 @@ class Cluster:
     # ---- rate limits shared by every process ---------------------------------------------
 
     def share_limits(self, server: Server) -> None:
-        """Replace the server's in-memory rate limits by limits counted in Redis."""
+        """Replace the server's in-memory rate limits by limits counted in Redis (the
+        quick chat's too)."""
         for name in list(server.limiters):
             setting: tuple[float, int] | None = getattr(server.limits, name)
             server.limiters[name] = None if setting is None else \
                 RedisRateLimiter(self.redis, name, *setting)
+        server.chat = ChatLimiter(shared=RedisRateLimiter(self.redis, "chat", *CHAT_RATE))
 
     def is_forwarded(self, ws: WebSocket) -> bool:
         """Whether a connection was forwarded by another process of this cluster."""

@@ -17,7 +17,7 @@ paohuzi.server.quickchat.ChatRefused: too many quick phrases: wait a few seconds
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from paohuzi.server.limits import RateLimiter
 from paohuzi.server.table import TableError
@@ -72,13 +72,25 @@ def catalog() -> dict[str, Any]:
             "rate": {"per_second": CHAT_RATE[0], "burst": CHAT_RATE[1]}}
 
 
-class ChatLimiter:
-    """Quick chat per player (all his rooms and connections together)."""
+class SharedLimit(Protocol):
+    """A limit counted outside this process (cluster.RedisRateLimiter)."""
 
-    def __init__(self, rate: float = CHAT_RATE[0], burst: int = CHAT_RATE[1]) -> None:
+    def allow(self, key: str) -> bool: ...
+
+
+class ChatLimiter:
+    """Quick chat per player (all his rooms and connections together; with ``shared``,
+    on every process of a cluster together)."""
+
+    def __init__(self, rate: float = CHAT_RATE[0], burst: int = CHAT_RATE[1],
+                 shared: SharedLimit | None = None) -> None:
         self._limiter = RateLimiter(rate, burst)
+        self._shared = shared
 
     def check(self, player: int, now: float | None = None) -> None:
         """Count one message of ``player``; :class:`ChatRefused` beyond the rate."""
-        if not self._limiter.allow(str(player), now):
+        key = str(player)
+        allowed = self._shared.allow(key) if self._shared is not None \
+            else self._limiter.allow(key, now)
+        if not allowed:
             raise ChatRefused("too many quick phrases: wait a few seconds")
