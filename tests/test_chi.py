@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from notation import C, H
+from notation import C, H, random_counts
 
 from paohuzi.core.chi import chi_options
 from paohuzi.core.groups import shapes_with
@@ -104,11 +104,7 @@ def test_chi_plans_are_every_plan_in_order_on_random_hands():
     rng = random.Random(11)
     with_bi = 0
     for _ in range(4000):
-        counts = [0] * 20
-        for _ in range(rng.randrange(4, 22)):
-            c = rng.randrange(20)
-            if counts[c] < 4:
-                counts[c] += 1
+        counts = random_counts(rng, 4, 22)
         card = rng.randrange(20)
         shapes = chi_plan_shapes(counts, card)
         assert shapes == _plans_by_enumeration(counts, card), (counts, card)

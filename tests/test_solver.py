@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from notation import C, H, M
+from notation import C, H, M, random_counts
 
 from paohuzi.core.cards import counts_of
 from paohuzi.core.errors import CardCountError, PaohuziError
@@ -414,11 +414,7 @@ def test_win_facts_packed_pass_reads_each_field_right(table_name):
     rng = random.Random(5)
     kans = 0
     for _ in range(3000):
-        counts = [0] * 20
-        for _ in range(rng.randrange(1, 27)):
-            card = rng.randrange(20)
-            if counts[card] < 4:
-                counts[card] += 1
+        counts = random_counts(rng, 1, 27)
         kans += 3 in counts or 4 in counts
         assert tuple(win_facts(counts, table)) == _facts_by_hand(counts, table), counts
     assert kans > 500
