@@ -343,7 +343,7 @@ class Table:
         try:
             self._apply(entry)
         finally:
-            if entry.get("k") not in _HAND_UNTOUCHED:
+            if entry.get("k") not in _HAND_UNTOUCHED and not self._still_at_claim_point():
                 self._moment += 1  # the hand may have changed (bodies())
 
     def _apply(self, entry: dict[str, Any]) -> None:
@@ -457,8 +457,19 @@ class Table:
 
     def _claim_point(self, hand: Hand) -> None:
         self._moment += 1  # the hand has changed since the last one (bodies())
+        self._at_claim = (hand, hand.claim, len(hand.events), self._moment)
         if self.on_claim_point is not None:
             self.on_claim_point(hand)
+
+    def _still_at_claim_point(self) -> bool:
+        """The hand is as it was at its last claim point, nothing changed since: an
+        entry that stopped there (a discard waiting for the answers) leaves the views
+        of that moment valid, so the frame after it is not built again."""
+        hand = self.hand
+        at = self._at_claim
+        return at is not None and hand is at[0] and self._moment == at[3] and \
+            hand.claim is at[1] and hand.claim is not None and \
+            not hand.claim.answers and len(hand.events) == at[2] and not hand.ended
 
     def _finish(self) -> None:
         assert self.match is not None
@@ -549,6 +560,8 @@ class Table:
     _moment: int = field(default=0, compare=False, repr=False)
     """Counts the changes of the table's hands: every applied entry and claim point (the
     hands change only there), so a hand's views are kept while it stays the same."""
+    _at_claim: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
+    """The hand, its claim, its event count and the moment at its last claim point."""
     _commitment: tuple[Any, str] = field(default=(None, ""), compare=False, repr=False)
     """The next hand's commitment, kept with the ``next_secret`` it is of."""
 
