@@ -343,8 +343,8 @@ class Table:
         try:
             self._apply(entry)
         finally:
-            if entry.get("k") not in _HAND_UNTOUCHED and not self._still_at_claim_point():
-                self._moment += 1  # the hand may have changed (bodies())
+            if entry.get("k") not in _HAND_UNTOUCHED:
+                self._note_change(entry)
 
     def _apply(self, entry: dict[str, Any]) -> None:
         kind = entry["k"]
@@ -461,15 +461,23 @@ class Table:
         if self.on_claim_point is not None:
             self.on_claim_point(hand)
 
-    def _still_at_claim_point(self) -> bool:
-        """The hand is as it was at its last claim point, nothing changed since: an
-        entry that stopped there (a discard waiting for the answers) leaves the views
-        of that moment valid, so the frame after it is not built again."""
-        hand = self.hand
-        at = self._at_claim
-        return at is not None and hand is at[0] and self._moment == at[3] and \
-            hand.claim is at[1] and hand.claim is not None and \
-            not hand.claim.answers and len(hand.events) == at[2] and not hand.ended
+    def _note_change(self, entry: dict[str, Any]) -> None:
+        """Count a change of the hand for bodies(): ``_moment`` when the table may look
+        different to anyone; only the answering seat's own count for an answer to a
+        claim that stays open (answers are secret: nobody else sees a thing); nothing
+        for a discard that stopped at its claim point (the views of that moment hold)."""
+        hand, at = self.hand, self._at_claim
+        if entry["k"] == "act" and hand is not None and at is not None and \
+                hand is at[0] and not hand.ended and hand.claim is not None and \
+                hand.claim is at[1] and len(hand.events) == at[2] and self._moment == at[3]:
+            answered = hand.claim.answers
+            if not answered:
+                return
+            seat = self.hand_seat(entry["seat"])
+            if seat is not None and seat in answered:
+                self._seat_moments[seat] = self._seat_moments.get(seat, 0) + 1
+                return
+        self._moment += 1
 
     def _finish(self) -> None:
         assert self.match is not None
@@ -562,6 +570,8 @@ class Table:
     hands change only there), so a hand's views are kept while it stays the same."""
     _at_claim: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
     """The hand, its claim, its event count and the moment at its last claim point."""
+    _seat_moments: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
+    """Per hand seat, the changes only that seat sees (its secret answers on a claim)."""
     _commitment: tuple[Any, str] = field(default=(None, ""), compare=False, repr=False)
     """The next hand's commitment, kept with the ``next_secret`` it is of."""
 
@@ -660,16 +670,19 @@ class Table:
     def _seat_part(self, state: tuple[Hand, tuple[int, ...], Any], hand_seat: int | None,
                    in_progress: bool) -> tuple[Any, str, Any, str]:
         """A hand seat's view (``None``: a spectator's) and waits, with their JSON; kept
-        while the hand, its seats and its whole state stay the same."""
+        while the hand, its seats, its whole state and what only this seat sees of it
+        stay the same."""
+        hand, playing, moment = state
+        own = self._seat_moments.get(hand_seat, 0) if hand_seat is not None else 0
+        key = (hand, playing, moment, own)  # own: the changes only this seat sees
         cached = self._seat_parts.get(hand_seat)
-        if cached is not None and cached[0][0] is state[0] and cached[0][1:] == state[1:]:
+        if cached is not None and cached[0][0] is hand and cached[0][1:] == key[1:]:
             return cached[1]
-        hand, playing, _ = state
         view, view_text = self._seat_views.view(hand, hand_seat, playing, len(self.seats),
-                                                state[2])
+                                                moment)
         waits = self._waits(hand, hand_seat) if in_progress else []
         part = (view, view_text, waits, dumps(waits))
-        self._seat_parts[hand_seat] = (state, part)
+        self._seat_parts[hand_seat] = (key, part)
         return part
 
     def _hall_view(self) -> dict[str, Any]:
