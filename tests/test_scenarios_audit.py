@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from scenario import kinds, play
 from test_scenarios_deal import _drawn_hand, _drive_passively, _inject
-from test_scenarios_luzhou import DEAL_DIHU
+from test_scenarios_luzhou import DEAL_DIHU, DEAL_TIANHU21
 from test_scenarios_play import chou_deal
 from test_scenarios_variants import ALL_SMALL_DUIDUI, DEAL_TIANHU_DEALER, DEAL_TIANHU_PAIR
 
@@ -342,3 +342,52 @@ def test_s9_1_escape_pays_by_the_luzhou_huxi_and_never_the_zuodi() -> None:
         assert summary.points == points and m.over
         assert hand.result is not None and hand.result.xingjia_points == 0
 
+
+
+def test_s9_1_chouhu_on_a_discard_bars_the_next_shown_copy() -> None:
+    """§9.1 win on a discard, with §4.5 臭胡 (N22): seat 1 passes his win (地胡) on the
+    dealer's discarded 九; three draws later seat 2 draws and shows another 九 while seat
+    1's hand still wins on it and his table 胡息 is unchanged (0): nobody is asked, the 九
+    goes to seat 2's pile."""
+    hand = play({**DEAL_DIHU, "wall": "四 肆 九"}, [(0, "discard 九"), (1, "pass")],
+                rules="luzhou")
+    assert hand.seats[1].chouhu == {C("九"): 0}
+    for _ in range(30):
+        seat = hand.pending_seats()[0]
+        legal = hand.legal_actions(seat)
+        events = [str(e) for e in hand.act(seat, Pass() if Pass() in legal else legal[0])]
+        if "seat 2 show 九" in events:
+            break
+    else:
+        raise AssertionError("the 九 was never shown")
+    assert events[events.index("seat 2 show 九") + 1] == "seat 2 to_pile 九"
+    st = hand.seats[1]
+    assert st.table_huxi == 0
+    assert can_hu(st.hand_cards, list(st.melds), C("九"), Source.OTHER, LUZHOU)  # it wins
+
+
+# ---- N60: 天胡 / 地胡 double the 番 in both luzhou scoring modes ---------------------------
+
+DENG = {"preset": "luzhou", "luzhou_mode": "deng"}
+
+
+def test_n60_tianhu_and_dihu_double_the_fan_in_the_deng_mode_too() -> None:
+    """N60 (§9.1 "天胡 and 地胡 each double the 番"; `deng`: "番 = 1"): the doubling is the
+    win's, not a 名堂 of the mode, so a `deng` 天胡 / 地胡 has 番 2.
+    地胡 (DEAL_DIHU): 13 胡息, 等 1, 番 2: 1 · 2 · 3 = 6 from each loser (as `hongwu`,
+    a 平胡 there). The dealer's 21-card 天胡: 18 胡息, 等 1 + 自摸 1 = 2, 番 2: 12 each.
+    A no-red 地胡 shows the modes apart: `deng` 2 (乌胡 dropped), `hongwu` 4 · 2 = 8."""
+    dihu = play(DEAL_DIHU, [(0, "discard 九"), (1, "hu")], rules=DENG).result
+    assert dihu is not None and dihu.settlement is not None and dihu.settlement.dihu
+    assert (dihu.settlement.di, dihu.settlement.fan) == (1, 2)
+    assert dihu.points == (-6, 12, -6)
+    tianhu = play(DEAL_TIANHU21, [(0, "hu")], rules=DENG).result
+    assert tianhu is not None and tianhu.settlement is not None and tianhu.settlement.tianhu
+    assert (tianhu.settlement.di, tianhu.settlement.fan) == (2, 2)
+    assert tianhu.points == (24, -12, -12)
+    wu = "一一一 三三三 四五六 壹壹壹 肆伍陆 捌捌捌 九九"  # 31 胡息, 等 3, no red
+    deng = evaluate({"hand": wu, "card": "九", "dihu": True, "rules": DENG})
+    hongwu = evaluate({"hand": wu, "card": "九", "dihu": True, "rules": "luzhou"})
+    assert (deng["di"], deng["fan"], deng["mingtang"]) == (3, 2, [])
+    assert (hongwu["di"], hongwu["fan"]) == (3, 8)
+    assert (deng["points"]["loser"], hongwu["points"]["loser"]) == (-18, -72)
