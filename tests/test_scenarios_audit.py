@@ -391,3 +391,41 @@ def test_n60_tianhu_and_dihu_double_the_fan_in_the_deng_mode_too() -> None:
     assert (deng["di"], deng["fan"], deng["mingtang"]) == (3, 2, [])
     assert (hongwu["di"], hongwu["fan"]) == (3, 8)
     assert (deng["points"]["loser"], hongwu["points"]["loser"]) == (-18, -72)
+
+
+# ---- §3.1 [decision] at the server: the first dealer from the committed shuffle ---------
+
+
+def _first_dealer_at_a_table(code: str, rules: Any, seats: list[str], secret: str,
+                             values: list[str]) -> tuple[int, int]:
+    """A fresh table deals its first hand from a fixed secret and entropy values; (its
+    dealer, the dealer the shuffle says)."""
+    pytest.importorskip("starlette")
+    from paohuzi.server.table import RoomConfig, Table
+
+    t = Table(code, RoomConfig.from_json({"rules": rules, "seats": seats}))
+    t.apply({"k": "commit", "hand": 1, "secret": secret, "salt": "ab" * 16})
+    for seat, value in enumerate(values):
+        t.apply({"k": "entropy", "hand": 1, "seat": seat, "value": value})
+    t.apply(t.new_start_entry())
+    assert t.match is not None and t.shuffle is not None
+    return t.match.dealer, t.shuffle.dealer_of(len(seats))  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("rules", "seats"), [
+    ("qq", ["heuristic"] * 3), ("luzhou", ["heuristic"] * 4)])
+def test_s3_1_first_dealer_of_a_table_comes_from_the_shuffle_not_the_room(rules,
+                                                                           seats) -> None:
+    """§3.1 [decision]: "The random first dealer is drawn from the hand's committed
+    randomness, never from anything a player chooses (a room code, a name)": the same
+    shuffle gives the same first dealer in rooms of any code, and different shuffles
+    give every seat."""
+    values = ["a1", "b2", "c3", "d4"][: len(seats)]
+    dealers = set()
+    for n in range(24):
+        secret = f"{n:064x}"
+        dealer, drawn = _first_dealer_at_a_table("ROOM01", rules, seats, secret, values)
+        assert dealer == drawn
+        assert _first_dealer_at_a_table("ZZZZ99", rules, seats, secret, values)[0] == dealer
+        dealers.add(dealer)
+    assert dealers == set(range(len(seats)))
