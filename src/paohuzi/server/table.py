@@ -53,6 +53,7 @@ from paohuzi.server.views import (
     EventLog,
     KeptMembers,
     SeatViews,
+    SharedEvents,
     digest_of,
     dumps,
     members_json,
@@ -559,6 +560,7 @@ class Table:
         default_factory=dict)
     _seat_parts: dict[int | None, tuple[Any, tuple[Any, str, Any, str]]] = field(
         default_factory=dict, compare=False, repr=False)
+    _shared: SharedEvents | None = field(default=None, compare=False, repr=False)
     _event_logs: dict[int | None, EventLog] = field(default_factory=dict, compare=False,
                                                     repr=False)
     _seat_views: SeatViews = field(default_factory=SeatViews, compare=False, repr=False)
@@ -642,7 +644,8 @@ class Table:
             view, view_text, waits, waits_text = self._seat_part(state, hand_seat, in_progress)
             log = self._event_logs.get(hand_seat)
             if log is None or not log.fits(hand, hand_seat, playing):
-                log = self._event_logs[hand_seat] = EventLog(hand, hand_seat, playing)
+                log = self._event_logs[hand_seat] = EventLog(
+                    hand, hand_seat, playing, self._shared_events(hand, playing))
             out[v] = self._body(v, [table_member, ("you", v, _seat_json(v)),
                                     self._next_shuffle_member(v), ("view", view, view_text),
                                     ("waits", waits, waits_text), shuffle_member], log)
@@ -662,6 +665,13 @@ class Table:
                     head_json, log, count)
         self._bodies[viewer] = (key, body)
         return body
+
+    def _shared_events(self, hand: Hand, playing: tuple[int, ...]) -> SharedEvents:
+        """The renderings of ``hand``'s events that every non-owner sees (one per hand)."""
+        shared = self._shared
+        if shared is None or shared.hand is not hand or shared.playing != playing:
+            shared = self._shared = SharedEvents(hand, playing)
+        return shared
 
     def _next_shuffle_member(self, viewer: int | None) -> tuple[str, Any, str]:
         return self._kept.member(("next_shuffle", viewer), "next_shuffle",

@@ -47,7 +47,7 @@ from paohuzi.game.view import (
 from paohuzi.server.seats import match_event, match_view
 
 __all__ = ["DELTA_DEPTH", "DELTA_MAX_SHARE", "Body", "EventLog", "KeptMembers", "SeatViews",
-           "apply_changes", "changes", "digest_of", "dumps", "members_json"]
+           "SharedEvents", "apply_changes", "changes", "digest_of", "dumps", "members_json"]
 
 DELTA_MAX_SHARE = 0.5
 """A ``delta`` message is sent instead of a ``state`` one only when its changes are
@@ -212,16 +212,29 @@ class EventLog:
     """The events of one hand as one viewer sees them, rendered once each.
 
     ``hand_seat`` is the viewer's seat in the hand (``None``: a spectator, or a 醒家
-    sitting the hand out); ``playing`` maps hand seats to match seats.
+    sitting the hand out); ``playing`` maps hand seats to match seats. ``shared``: the
+    renderings every non-owner sees (an event's spectator view), one list for all the
+    hand's viewers, so most events are rendered once per hand, not once per viewer.
+
+    >>> from paohuzi.core.rules import Ruleset
+    >>> hand = Hand.from_seed(3, Ruleset())
+    >>> shared = SharedEvents(hand, (0, 1, 2))
+    >>> logs = [EventLog(hand, s, (0, 1, 2), shared) for s in (None, 0, 1, 2)]
+    >>> [log.catch_up() for log in logs] == [len(hand.events)] * 4
+    True
+    >>> all(log.dicts == [match_event(e.visible_to(log.hand_seat), (0, 1, 2))
+    ...                   for e in hand.events] for log in logs)
+    True
     """
 
-    __slots__ = ("dicts", "hand", "hand_seat", "playing", "texts")
+    __slots__ = ("dicts", "hand", "hand_seat", "playing", "shared", "texts")
 
     def __init__(self, hand: Hand | None, hand_seat: int | None,
-                 playing: tuple[int, ...]) -> None:
+                 playing: tuple[int, ...], shared: SharedEvents | None = None) -> None:
         self.hand = hand
         self.hand_seat = hand_seat
         self.playing = playing
+        self.shared = shared
         self.dicts: list[dict[str, Any]] = []
         self.texts: list[str] = []
 
@@ -234,11 +247,42 @@ class EventLog:
         if self.hand is None:
             return 0
         events = self.hand.events
-        for event in events[len(self.dicts):]:
-            seen = match_event(event.visible_to(self.hand_seat), self.playing)
+        shared = self.shared
+        viewer = self.hand_seat
+        for i in range(len(self.dicts), len(events)):
+            event = events[i]
+            if shared is not None and (not event.private or (
+                    event.seat is not None and viewer != event.seat)):
+                seen, text = shared.rendering(i)  # what every non-owner sees
+            else:
+                seen = match_event(event.visible_to(viewer), self.playing)
+                text = dumps(seen)
+            self.dicts.append(seen)
+            self.texts.append(text)
+        return len(self.dicts)
+
+
+class SharedEvents:
+    """A hand's events as a spectator sees them, in match seats, each rendered (and
+    encoded) once: what :class:`EventLog` gives every viewer who is not the event's
+    owner (for a public event: everyone)."""
+
+    __slots__ = ("dicts", "hand", "playing", "texts")
+
+    def __init__(self, hand: Hand, playing: tuple[int, ...]) -> None:
+        self.hand = hand
+        self.playing = playing
+        self.dicts: list[dict[str, Any]] = []
+        self.texts: list[str] = []
+
+    def rendering(self, index: int) -> tuple[dict[str, Any], str]:
+        """Event ``index`` as a spectator sees it, and its JSON."""
+        events = self.hand.events
+        while len(self.dicts) <= index:
+            seen = match_event(events[len(self.dicts)].visible_to(None), self.playing)
             self.dicts.append(seen)
             self.texts.append(dumps(seen))
-        return len(self.dicts)
+        return self.dicts[index], self.texts[index]
 
 
 class SeatViews:
