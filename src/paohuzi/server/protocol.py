@@ -38,7 +38,7 @@ from paohuzi.server.quickchat import phrase
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server, normal_room_code
 from paohuzi.server.storage import PlayerRecord
-from paohuzi.server.table import TableError
+from paohuzi.server.table import Table, TableError
 
 __all__ = ["CARDS", "HANDLERS", "MAX_MESSAGE", "RATE_PER_SECOND", "player_json",
            "serve_socket"]
@@ -186,10 +186,12 @@ async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, An
     t = runtime.table
     async with runtime.lock:
         seat = client.seat
-        last = t.seats[seat].last_seq if seat is not None else 0
+        last = t.seats[seat].last_seq if seat is not None else _last_before_sitting(t, client,
+                                                                                  msg)
         if seat is not None and msg.seq <= last:
             return {"type": "ack", "seq": msg.seq, "duplicate": True}
-        if seat is not None and msg.seq > last + MAX_SEQ_STEP:
+        if (seat is not None or isinstance(msg, Sit)) and msg.seq > last + MAX_SEQ_STEP:
+            # a spectator's sit is bounded too: its seq is counted for the seat it takes
             return {"type": "error", "seq": msg.seq, "message":
                     f"'seq' may be at most {MAX_SEQ_STEP} above the last one applied ({last})"}
         try:
@@ -201,6 +203,16 @@ async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, An
         if changed:
             runtime.schedule()
         return {"type": "ack", "seq": msg.seq}
+
+
+def _last_before_sitting(t: Table, client: Client, msg: Message) -> int:
+    """The last ``seq`` of the seat an unseated connection's ``sit`` takes: that seat's if
+    it is free or already the player's (never another player's: it would tell how much he
+    sent), else 0."""
+    if not isinstance(msg, Sit) or not 0 <= msg.seat < len(t.seats):
+        return 0
+    target = t.seats[msg.seat]
+    return target.last_seq if target.player in (None, client.player.id) else 0
 
 
 def _count_seq(runtime: Runtime, client: Client, seq: int) -> None:
