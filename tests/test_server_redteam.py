@@ -9,14 +9,17 @@ test_server_timing.py: claim windows; test_server_protocol.py: seq, errors, spec
 from __future__ import annotations
 
 import asyncio
+import json
 
 import httpx
 import pytest
-from server_util import live_server
+import websockets
+from server_util import LiveServer, live_server
 from test_server_protocol import connect
 
 pytest.importorskip("starlette")
 
+from paohuzi.server.limits import Limits
 from paohuzi.server.messages import MAX_SEQ
 
 
@@ -63,3 +66,55 @@ def test_taking_a_seat_cannot_use_up_its_sequence_numbers(srv):
         assert await conn.until(lambda m: m.get("seq") == seq) == {"type": "ack", "seq": 2}
         await conn.ws.close()
     asyncio.run(go())
+
+
+# ---- resource abuse: sockets held open --------------------------------------------------
+
+async def _refused(srv: LiveServer, code: str, token: str) -> str:
+    """The error a new connection gets before it is closed (1008)."""
+    async with websockets.connect(f"{srv.ws_url(code)}?token={token}") as ws:
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert msg["type"] == "error", msg
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        return str(msg["message"])
+
+
+def test_an_address_cannot_hold_more_sockets_open_than_its_burst(tmp_path):
+    """The connection rates bounded how fast sockets come, not how many stay open: one
+    address reached any number of open sockets (10 more a second, with rooms and
+    accounts of its own), enough to use up the server's file descriptors."""
+    bounds = Limits(connections_per_address=(1000.0, 3))  # refills at once: only the cap
+    with live_server(str(tmp_path / "game.db"), limits=bounds) as srv:
+        async def go() -> None:
+            _, a = srv.player("甲")
+            _, b = srv.player("乙")
+            code = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
+            conns = [await connect(srv, code, a), await connect(srv, code, a),
+                     await connect(srv, code, b)]
+            await asyncio.sleep(0.05)
+            assert "open connections from your address" in await _refused(srv, code, b)
+            await conns.pop().ws.close()
+            await asyncio.sleep(0.2)  # the server sees the close
+            conns.append(await connect(srv, code, b))  # a slot was given back
+            for c in conns:
+                await c.ws.close()
+        asyncio.run(go())
+
+
+def test_an_account_cannot_hold_more_sockets_open_than_its_burst(tmp_path):
+    bounds = Limits(connections_per_account=(1000.0, 2))
+    with live_server(str(tmp_path / "game.db"), limits=bounds) as srv:
+        async def go() -> None:
+            _, a = srv.player("甲")
+            first = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
+            second = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
+            conns = [await connect(srv, first, a), await connect(srv, second, a)]
+            assert "open connections by your account" in await _refused(srv, first, a)
+            await conns.pop().ws.close()
+            await asyncio.sleep(0.2)
+            conns.append(await connect(srv, first, a))
+            for c in conns:
+                await c.ws.close()
+        asyncio.run(go())

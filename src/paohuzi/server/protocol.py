@@ -225,7 +225,17 @@ def _count_seq(runtime: Runtime, client: Client, seq: int) -> None:
 # ---- the connection loop ---------------------------------------------------------------
 
 async def serve_socket(server: Server, ws: WebSocket) -> None:
-    """One connection to ``/ws/{code}``, from accepting it to its end."""
+    """One connection to ``/ws/{code}``, from accepting it to its end; what it holds open
+    (its place under the caps per address and per account) is given back at its end."""
+    held: list[tuple[str, str]] = []
+    try:
+        await _serve(server, ws, held)
+    finally:
+        for name, key in held:
+            server.leave(name, key)
+
+
+async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> None:
     code = ws.path_params["code"]
     token = ws.query_params.get("token", "")
     await ws.accept()
@@ -236,9 +246,15 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
 
     cluster = server.cluster
     forwarded = cluster is not None and cluster.is_forwarded(ws)
-    if not forwarded and not server.allow("connections_per_address", address_of(ws)):
-        await refuse("too many connections from your address: slow down", 1008)
-        return
+    if not forwarded:
+        address = address_of(ws)
+        if not server.allow("connections_per_address", address):
+            await refuse("too many connections from your address: slow down", 1008)
+            return
+        if not server.enter("connections_per_address", address):
+            await refuse("too many open connections from your address: close some", 1008)
+            return
+        held.append(("connections_per_address", address))
     runtime = server.find_room(code)
     if runtime is None and cluster is not None and not forwarded:
         code = normal_room_code(code)  # as typed (spaces, full-width digits) → as stored
@@ -259,6 +275,10 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
     if not server.allow("connections_per_account", str(rec.id)):
         await refuse("too many connections by your account: slow down", 1008)
         return
+    if not server.enter("connections_per_account", str(rec.id)):
+        await refuse("too many open connections by your account: close some", 1008)
+        return
+    held.append(("connections_per_account", str(rec.id)))
     refused = connection_refused(runtime, rec, server.limits.max_spectators)
     if refused is not None:
         await refuse(refused, 1008)
