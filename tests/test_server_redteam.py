@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+from typing import Any
 
 import httpx
 import pytest
@@ -19,6 +21,7 @@ from test_server_protocol import connect
 
 pytest.importorskip("starlette")
 
+from paohuzi.game.actions import Hu, Pass
 from paohuzi.server.limits import Limits
 from paohuzi.server.messages import MAX_SEQ
 
@@ -118,3 +121,60 @@ def test_an_account_cannot_hold_more_sockets_open_than_its_burst(tmp_path):
             for c in conns:
                 await c.ws.close()
         asyncio.run(go())
+
+
+# ---- information: the engine is a claim window ahead of what the seats are shown -------
+
+async def _hand_won_on_a_shown_card(server: Any) -> Any:
+    """A room whose hand the engine has ended (won on a shown card) while the card is
+    still in its claim window for the seats: its runtime (seeded deals; deterministic)."""
+    players = [server.storage.create_player(f"p{s}", beans=2000)[0].id for s in range(3)]
+    for seed in range(200):
+        table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.3})
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            for s, player in enumerate(players):
+                runtime.commit({"k": "sit", "seat": s, "player": player, "nickname": f"p{s}"})
+            runtime.commit({"k": "start", "seed": seed, "salt": "x"})  # a fixed deal
+            hand = table.hand
+            while not hand.ended:
+                seat = hand.pending_seats()[0]
+                legal = hand.legal_actions(seat)
+                pick = next((a for a in legal if isinstance(a, Hu)), None) or \
+                    next((a for a in legal if isinstance(a, Pass)), legal[0])
+                runtime.act(table.match_seat(seat), pick, player=players[seat])
+        if runtime.delivery.pending and hand.result.winner is not None:
+            # the seats have been shown every frame but the last (the hand's end): as
+            # the room's delivery does, a claim window at a time
+            delivery = runtime.delivery
+            while len(delivery.queue) > 1:
+                delivery.release(time.monotonic())
+            assert delivery.current.claim_point  # the card in play, its fate not shown
+            return runtime
+        runtime.stop()
+    raise AssertionError("no seed ends its hand on a shown card")
+
+
+def test_a_next_vote_does_not_tell_that_the_hand_is_over_before_it_is_shown(tmp_path):
+    """``next`` was counted as soon as the engine's hand was over, and the ``presence``
+    message (sent at once) showed the seat ready: a seat that pressed "next" on every
+    shown card learned that another seat had won on it a claim window before the table
+    showed it (who had a 胡 option must stay secret while the card is in play)."""
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.server import Server
+
+    async def go() -> None:
+        server = Server(open_storage(str(tmp_path / "game.db")))
+        runtime = await _hand_won_on_a_shown_card(server)
+        in_play = runtime.presence()
+        runtime.vote_next(0)
+        assert runtime.next_votes == set()
+        assert runtime.presence() == in_play
+        assert all(seat["ready"] is False for seat in in_play["seats"])
+        await asyncio.wait_for(runtime.caught_up.wait(), 10)  # the end is shown now
+        runtime.vote_next(0)
+        assert runtime.next_votes == {0}
+        assert [seat["ready"] for seat in runtime.presence()["seats"]] == [True, False, False]
+        runtime.stop()
+        server.pool.close()
+    asyncio.run(go())
