@@ -178,3 +178,14 @@ def test_a_next_vote_does_not_tell_that_the_hand_is_over_before_it_is_shown(tmp_
         runtime.stop()
         server.pool.close()
     asyncio.run(go())
+
+
+@pytest.mark.parametrize("level", ["human", "Normal", ""])
+def test_a_quick_room_is_against_computers_only(srv, level):
+    """``level: "human"`` made a "quick room against computers" of free human seats."""
+    _, token = srv.player()
+    reply = httpx.post(f"{srv.base}/api/rooms/quick", json={"level": level},
+                       headers=auth(token))
+    assert reply.status_code == 400, reply.text
+    assert "level must be a computer player" in reply.json()["error"]
+    assert srv.server.runtimes == {}

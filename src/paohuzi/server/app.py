@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.players import PLAYER_NAMES
 from paohuzi.server import hall, quickchat
 from paohuzi.server.backends import open_storage
 from paohuzi.server.economy import STARTING_BEANS, EconomyError, EntryRefused, check_entry
@@ -70,8 +71,9 @@ def _quick_options(data: dict[str, Any]) -> dict[str, Any]:
         raise BadInput(f"unknown quick room option(s): {', '.join(unknown)}; known: level, "
                        f"{', '.join(QUICK_OPTIONS)}")
     level = data.get("level", "normal")
-    if not isinstance(level, str):
-        raise BadInput("level must be a computer player's name, e.g. 'normal'")
+    if not isinstance(level, str) or level not in PLAYER_NAMES:  # never "human"
+        raise BadInput(f"level must be a computer player's name ({', '.join(PLAYER_NAMES)}), "
+                       f"got {str(level)[:20]!r}")
     options: dict[str, Any] = {key: data[key] for key in QUICK_OPTIONS if key in data}
     seats = len(RoomConfig.from_json(options).seats)  # validates; raises TableError
     options["seats"] = ["human"] + [level] * (seats - 1)
