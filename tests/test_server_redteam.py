@@ -189,3 +189,11 @@ def test_a_quick_room_is_against_computers_only(srv, level):
     assert reply.status_code == 400, reply.text
     assert "level must be a computer player" in reply.json()["error"]
     assert srv.server.runtimes == {}
+
+
+def test_a_new_player_with_an_unknown_field_is_refused(srv):
+    """``{"nick": ...}`` (a typo) made a player named 玩家, as the other routes refuse."""
+    reply = httpx.post(f"{srv.base}/api/players", json={"nick": "阿明"})
+    assert reply.status_code == 400, reply.text
+    assert "unknown field(s): nick; known: nickname" in reply.json()["error"]
+    assert srv.server.storage._db.execute("SELECT COUNT(*) FROM players").fetchone()[0] == 0

@@ -144,6 +144,9 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return too_many("new players from your address")
         try:
             data = await _json_body(request, bounds)
+            unknown = sorted(set(data) - {"nickname"})
+            if unknown:
+                raise BadInput(f"unknown field(s): {', '.join(unknown)[:200]}; known: nickname")
             nickname = clean_nickname(data.get("nickname"))
         except BadInput as exc:
             return error(exc.status, str(exc))
