@@ -197,3 +197,21 @@ def test_a_new_player_with_an_unknown_field_is_refused(srv):
     assert reply.status_code == 400, reply.text
     assert "unknown field(s): nick; known: nickname" in reply.json()["error"]
     assert srv.server.storage._db.execute("SELECT COUNT(*) FROM players").fetchone()[0] == 0
+
+
+def test_room_codes_cannot_be_guessed_faster_over_http(tmp_path):
+    """Six-digit codes are bounded against guessing by the connection rate per address
+    (docs/protocol.md, "Room codes"), but ``GET /api/rooms/{code}`` (and ``/rules``)
+    answered 404 / 200 without any limit: an address could sweep all 900 000 codes in
+    minutes, then watch or join every room. A lookup now costs what a connection does."""
+    bounds = Limits(connections_per_address=(0.0, 4))
+    with live_server(str(tmp_path / "game.db"), limits=bounds) as srv:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0.5, timer=60)
+        guesses = [f"{srv.base}/api/rooms/{100000 + n}" for n in range(3)]
+        assert [httpx.get(url).status_code for url in guesses] == [404, 404, 404]
+        assert httpx.get(f"{srv.base}/api/rooms/{code}/rules").status_code == 200
+        for path in (f"/api/rooms/{code}", f"/api/rooms/{code}/rules", "/api/rooms/123456"):
+            reply = httpx.get(f"{srv.base}{path}")
+            assert reply.status_code == 429, reply.text
+            assert "room lookups from your address" in reply.json()["error"]

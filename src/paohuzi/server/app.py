@@ -213,7 +213,16 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         query = f"?{request.url.query}" if request.url.query else ""
         return RedirectResponse(f"{owner}{request.url.path}{query}", status_code=307)
 
+    def lookups_refused(request: Request) -> JSONResponse | None:
+        """A room code looked up over HTTP costs what a connection attempt does (the
+        connection rate per address): six digits must not be swept faster this way."""
+        if server.allow("connections_per_address", address_of(request)):
+            return None
+        return too_many("room lookups from your address")
+
     async def room_info(request: Request) -> Response:
+        if (refused := lookups_refused(request)) is not None:
+            return refused
         code = request.path_params["code"]
         runtime = server.find_room(code)
         if runtime is None:
@@ -235,6 +244,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
 
     async def room_rules(request: Request) -> Response:
         """The rules a room plays, stakes included (its code is what it takes)."""
+        if (refused := lookups_refused(request)) is not None:
+            return refused
         code = request.path_params["code"]
         runtime = server.find_room(code)
         if runtime is not None:
