@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.players import PLAYER_NAMES
 from paohuzi.server import hall, quickchat
 from paohuzi.server.backends import open_storage
 from paohuzi.server.economy import STARTING_BEANS, EconomyError, EntryRefused, check_entry
@@ -70,8 +71,9 @@ def _quick_options(data: dict[str, Any]) -> dict[str, Any]:
         raise BadInput(f"unknown quick room option(s): {', '.join(unknown)}; known: level, "
                        f"{', '.join(QUICK_OPTIONS)}")
     level = data.get("level", "normal")
-    if not isinstance(level, str):
-        raise BadInput("level must be a computer player's name, e.g. 'normal'")
+    if not isinstance(level, str) or level not in PLAYER_NAMES:  # never "human"
+        raise BadInput(f"level must be a computer player's name ({', '.join(PLAYER_NAMES)}), "
+                       f"got {str(level)[:20]!r}")
     options: dict[str, Any] = {key: data[key] for key in QUICK_OPTIONS if key in data}
     seats = len(RoomConfig.from_json(options).seats)  # validates; raises TableError
     options["seats"] = ["human"] + [level] * (seats - 1)
@@ -142,6 +144,9 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return too_many("new players from your address")
         try:
             data = await _json_body(request, bounds)
+            unknown = sorted(set(data) - {"nickname"})
+            if unknown:
+                raise BadInput(f"unknown field(s): {', '.join(unknown)[:200]}; known: nickname")
             nickname = clean_nickname(data.get("nickname"))
         except BadInput as exc:
             return error(exc.status, str(exc))
@@ -208,7 +213,16 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         query = f"?{request.url.query}" if request.url.query else ""
         return RedirectResponse(f"{owner}{request.url.path}{query}", status_code=307)
 
+    def lookups_refused(request: Request) -> JSONResponse | None:
+        """A room code looked up over HTTP costs what a connection attempt does (the
+        connection rate per address): six digits must not be swept faster this way."""
+        if server.allow("connections_per_address", address_of(request)):
+            return None
+        return too_many("room lookups from your address")
+
     async def room_info(request: Request) -> Response:
+        if (refused := lookups_refused(request)) is not None:
+            return refused
         code = request.path_params["code"]
         runtime = server.find_room(code)
         if runtime is None:
@@ -230,6 +244,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
 
     async def room_rules(request: Request) -> Response:
         """The rules a room plays, stakes included (its code is what it takes)."""
+        if (refused := lookups_refused(request)) is not None:
+            return refused
         code = request.path_params["code"]
         runtime = server.find_room(code)
         if runtime is not None:

@@ -46,12 +46,14 @@ class Frame:
         bodies: per viewer, what it is shown (views.py), every event of the hand in it.
         decisions: per match seat with a decision, the key of that decision.
         claim_point: the frame shows a claim point: the next one waits the window.
+        between: the frame shows no hand in progress (before the first, or a hand's end).
     """
 
     hand_no: int
     bodies: dict[Viewer, Body]
     decisions: dict[int, tuple[Any, ...]]
     claim_point: bool
+    between: bool = False
 
     def same_as(self, other: Frame) -> bool:
         """Nothing any viewer sees differs (a secret answer, a settled marker...)."""

@@ -112,7 +112,8 @@ def leaderboard_query(query: dict[str, str]) -> tuple[str, int]:
     if by not in ("points", "beans"):
         raise BadInput(f"by must be 'points' or 'beans', got {by[:20]!r}")
     text = query.get("limit", "20")
-    if not text.isdigit() or not 1 <= int(text) <= MAX_LEADERBOARD:
+    # ASCII digits only: str.isdigit() also holds for "²" or "①", which int() cannot read
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_LEADERBOARD:
         raise BadInput(f"limit must be a whole number 1..{MAX_LEADERBOARD}")
     return by, int(text)
 

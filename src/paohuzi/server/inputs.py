@@ -53,7 +53,7 @@ async def read_body(request: Request, limit: int, timeout: float) -> bytes:
     is refused before anything is read; a body slower than ``timeout`` seconds gets 408."""
     declared = request.headers.get("content-length")
     if declared is not None:
-        if not declared.isdigit():
+        if not (declared.isascii() and declared.isdigit()):
             raise BadInput("Content-Length must be a number of bytes")
         if int(declared) > limit:
             raise BadInput(f"request body too large: at most {limit} bytes", 413)

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Protocol
 
-__all__ = ["Limiter", "Limits", "RateLimiter", "TokenBucket"]
+__all__ = ["Limiter", "Limits", "OpenCount", "RateLimiter", "TokenBucket"]
 
 
 @dataclass
@@ -71,11 +71,47 @@ class RateLimiter:
         return bucket.take(now)
 
 
+@dataclass
+class OpenCount:
+    """How many of something (connections) each key holds open, at most ``cap`` each.
+
+    >>> count = OpenCount(cap=2)
+    >>> count.enter("a"), count.enter("a"), count.enter("a"), count.enter("b")
+    (True, True, False, True)
+    >>> count.leave("a")
+    >>> count.enter("a"), count.held("a")
+    (True, 2)
+    """
+
+    cap: int
+    _open: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def held(self, key: str) -> int:
+        return self._open.get(key, 0)
+
+    def enter(self, key: str) -> bool:
+        """Count one more for ``key`` unless it holds ``cap`` already."""
+        held = self._open.get(key, 0)
+        if held >= self.cap:
+            return False
+        self._open[key] = held + 1
+        return True
+
+    def leave(self, key: str) -> None:
+        """One of ``key``'s is closed (keys holding none are forgotten)."""
+        held = self._open.get(key, 0) - 1
+        if held > 0:
+            self._open[key] = held
+        else:
+            self._open.pop(key, None)
+
+
 @dataclass(frozen=True)
 class Limits:
     """Every bound of the server in one place (docs/protocol.md, "Limits").
 
-    Rates are ``(per second, burst)``; ``None`` turns a limit off.
+    Rates are ``(per second, burst)``; ``None`` turns a limit off. The connection rates'
+    bursts also cap the connections an account / an address holds open (:class:`OpenCount`).
     """
 
     players_per_address: tuple[float, int] | None = (0.5, 30)
@@ -101,3 +137,9 @@ class Limits:
     def limiter(self, name: str) -> RateLimiter | None:
         setting: tuple[float, int] | None = getattr(self, name)
         return None if setting is None else RateLimiter(*setting)
+
+    def open_count(self, name: str) -> OpenCount | None:
+        """The cap on what is held open at once under the rate ``name``: its burst (a
+        rate bounds how fast connections come, not how many stay open)."""
+        setting: tuple[float, int] | None = getattr(self, name)
+        return None if setting is None else OpenCount(setting[1])

@@ -79,13 +79,14 @@ class Seating:
 
 
 def presence_json(table: Table, connected: Iterable[int | None],
-                  ready: Iterable[int]) -> dict[str, Any]:
+                  ready: Iterable[int], between: bool | None = None) -> dict[str, Any]:
     """The ``presence`` message: per match seat its status (``computer``, ``empty``,
     ``tuoguan``, ``connected`` or ``away``) and, between hands, whether it is ready.
     Nothing in it is hidden from anyone: connections, 托管 and readiness are public."""
     online = set(connected)
     votes = set(ready)
-    between = table.hand is None or table.hand.ended
+    if between is None:  # else what the seats have been shown (Runtime.end_shown)
+        between = table.hand is None or table.hand.ended
     seats = []
     for i, s in enumerate(table.seats):
         if s.kind != "human":

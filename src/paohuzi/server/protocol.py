@@ -38,7 +38,7 @@ from paohuzi.server.quickchat import phrase
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server, normal_room_code
 from paohuzi.server.storage import PlayerRecord
-from paohuzi.server.table import TableError
+from paohuzi.server.table import Table, TableError
 
 __all__ = ["CARDS", "HANDLERS", "MAX_MESSAGE", "RATE_PER_SECOND", "player_json",
            "serve_socket"]
@@ -186,10 +186,12 @@ async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, An
     t = runtime.table
     async with runtime.lock:
         seat = client.seat
-        last = t.seats[seat].last_seq if seat is not None else 0
+        last = t.seats[seat].last_seq if seat is not None else _last_before_sitting(t, client,
+                                                                                  msg)
         if seat is not None and msg.seq <= last:
             return {"type": "ack", "seq": msg.seq, "duplicate": True}
-        if seat is not None and msg.seq > last + MAX_SEQ_STEP:
+        if (seat is not None or isinstance(msg, Sit)) and msg.seq > last + MAX_SEQ_STEP:
+            # a spectator's sit is bounded too: its seq is counted for the seat it takes
             return {"type": "error", "seq": msg.seq, "message":
                     f"'seq' may be at most {MAX_SEQ_STEP} above the last one applied ({last})"}
         try:
@@ -203,6 +205,16 @@ async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, An
         return {"type": "ack", "seq": msg.seq}
 
 
+def _last_before_sitting(t: Table, client: Client, msg: Message) -> int:
+    """The last ``seq`` of the seat an unseated connection's ``sit`` takes: that seat's if
+    it is free or already the player's (never another player's: it would tell how much he
+    sent), else 0."""
+    if not isinstance(msg, Sit) or not 0 <= msg.seat < len(t.seats):
+        return 0
+    target = t.seats[msg.seat]
+    return target.last_seq if target.player in (None, client.player.id) else 0
+
+
 def _count_seq(runtime: Runtime, client: Client, seq: int) -> None:
     """The seat's last applied ``seq`` is at least ``seq`` (refused messages count)."""
     if client.seat is not None:
@@ -213,7 +225,17 @@ def _count_seq(runtime: Runtime, client: Client, seq: int) -> None:
 # ---- the connection loop ---------------------------------------------------------------
 
 async def serve_socket(server: Server, ws: WebSocket) -> None:
-    """One connection to ``/ws/{code}``, from accepting it to its end."""
+    """One connection to ``/ws/{code}``, from accepting it to its end; what it holds open
+    (its place under the caps per address and per account) is given back at its end."""
+    held: list[tuple[str, str]] = []
+    try:
+        await _serve(server, ws, held)
+    finally:
+        for name, key in held:
+            server.leave(name, key)
+
+
+async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> None:
     code = ws.path_params["code"]
     token = ws.query_params.get("token", "")
     await ws.accept()
@@ -224,9 +246,15 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
 
     cluster = server.cluster
     forwarded = cluster is not None and cluster.is_forwarded(ws)
-    if not forwarded and not server.allow("connections_per_address", address_of(ws)):
-        await refuse("too many connections from your address: slow down", 1008)
-        return
+    if not forwarded:
+        address = address_of(ws)
+        if not server.allow("connections_per_address", address):
+            await refuse("too many connections from your address: slow down", 1008)
+            return
+        if not server.enter("connections_per_address", address):
+            await refuse("too many open connections from your address: close some", 1008)
+            return
+        held.append(("connections_per_address", address))
     runtime = server.find_room(code)
     if runtime is None and cluster is not None and not forwarded:
         code = normal_room_code(code)  # as typed (spaces, full-width digits) → as stored
@@ -247,6 +275,10 @@ async def serve_socket(server: Server, ws: WebSocket) -> None:
     if not server.allow("connections_per_account", str(rec.id)):
         await refuse("too many connections by your account: slow down", 1008)
         return
+    if not server.enter("connections_per_account", str(rec.id)):
+        await refuse("too many open connections by your account: close some", 1008)
+        return
+    held.append(("connections_per_account", str(rec.id)))
     refused = connection_refused(runtime, rec, server.limits.max_spectators)
     if refused is not None:
         await refuse(refused, 1008)

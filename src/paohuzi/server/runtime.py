@@ -247,7 +247,8 @@ class Runtime:
             for seat in at_claim.decisions:
                 if seat not in decisions and seat in bodies and seat in at_claim.bodies:
                     bodies[seat] = at_claim.bodies[seat]
-        return Frame(t.hand_no, bodies, decisions, claim_point)
+        return Frame(t.hand_no, bodies, decisions, claim_point,
+                     between=shown is None or shown.ended)
 
     def _key_of(self, hand: Hand) -> tuple[int, int]:
         """Identifies one claim point of the hand (answers add no event)."""
@@ -591,10 +592,18 @@ class Runtime:
             self.settle_if_needed()  # a mandatory 天胡 ends a hand at its deal
             self.schedule()
 
+    def end_shown(self) -> bool:
+        """The table has been shown that no hand is in progress. The engine may be a claim
+        window ahead: a hand won on the card in play is over for it before the seats are
+        shown the card's fate, and nothing they are sent may tell it sooner."""
+        current = self.delivery.current
+        return current is not None and current.between
+
     def vote_next(self, seat: int) -> None:
-        """``seat`` is ready for the next hand (counted between hands only)."""
+        """``seat`` is ready for the next hand (counted between hands only, once the hand's
+        end has been shown: a vote counted sooner would tell that the hand is over)."""
         t = self.table
-        if t.hand is None or t.hand.ended:
+        if (t.hand is None or t.hand.ended) and self.end_shown():
             self.next_votes.add(seat)
             self.changed.set()
             self.presence_changed()
@@ -618,7 +627,8 @@ class Runtime:
 
     def presence(self) -> dict[str, Any]:
         """The ``presence`` message now (presence.py)."""
-        return presence_json(self.table, (c.seat for c in self.clients), self.next_votes)
+        return presence_json(self.table, (c.seat for c in self.clients), self.next_votes,
+                             between=self.end_shown())
 
     def presence_changed(self) -> None:
         """Send the presence to the connections that asked for it, once the current

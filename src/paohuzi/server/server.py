@@ -11,7 +11,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from paohuzi.core.settlement import beans_of
-from paohuzi.server.limits import Limiter, Limits
+from paohuzi.server.limits import Limiter, Limits, OpenCount
 from paohuzi.server.matchmaking import Matchmaker, MatchSettings
 from paohuzi.server.quickchat import ChatLimiter
 from paohuzi.server.replays import ReplayCache
@@ -77,11 +77,26 @@ class Server:
             name: self.limits.limiter(name) for name in (
                 "players_per_address", "rooms_per_account", "rooms_per_address",
                 "connections_per_account", "connections_per_address")}
+        self.open_counts: dict[str, OpenCount | None] = {
+            name: self.limits.open_count(name) for name in (
+                "connections_per_account", "connections_per_address")}
+        """Connections open now per account and per address (capped at the rate's burst)."""
 
     def allow(self, name: str, key: str) -> bool:
         """Whether the rate limit ``name`` lets ``key`` (an account, an address) go on."""
         limiter = self.limiters[name]
         return limiter is None or limiter.allow(key)
+
+    def enter(self, name: str, key: str) -> bool:
+        """Whether ``key`` may hold one more connection open under ``name`` (then counted
+        until :meth:`leave`)."""
+        count = self.open_counts[name]
+        return count is None or count.enter(key)
+
+    def leave(self, name: str, key: str) -> None:
+        count = self.open_counts[name]
+        if count is not None:
+            count.leave(key)
 
     def restore(self) -> int:
         """Rebuild every open table from its log (after a restart); returns how many.

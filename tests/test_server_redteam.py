@@ -1,0 +1,217 @@
+"""Red team of the online game (round 4, R1): each test replays an attack a hostile
+player could make against a live server and fails on the hole it found (docs/protocol.md).
+
+What existing tests already prove is not repeated here (test_server_limits.py: bodies,
+nicknames, stakes, rates; test_server_fuzz.py: hidden cards in state messages;
+test_server_timing.py: claim windows; test_server_protocol.py: seq, errors, spectators).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from server_util import LiveServer, live_server
+from test_server_protocol import connect
+
+pytest.importorskip("starlette")
+
+from paohuzi.game.actions import Hu, Pass
+from paohuzi.server.limits import Limits
+from paohuzi.server.messages import MAX_SEQ
+
+
+@pytest.fixture
+def srv(tmp_path):
+    with live_server(str(tmp_path / "game.db")) as server:
+        yield server
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+# ---- HTTP: every parameter a player chooses -----------------------------------------
+
+@pytest.mark.parametrize("limit", ["²", "①", "𝟗", "٣"])
+def test_a_leaderboard_limit_in_other_digits_is_a_clear_400(srv, limit):
+    # str.isdigit() holds for superscripts and circled digits that int() cannot read
+    # (it was a 500); digits of other scripts are refused too: the limit is ASCII
+    reply = httpx.get(f"{srv.base}/api/leaderboard", params={"limit": limit})
+    assert reply.status_code == 400, reply.text
+    assert "limit must be a whole number" in reply.json()["error"]
+
+
+# ---- WebSocket: sequence numbers ----------------------------------------------------
+
+def test_taking_a_seat_cannot_use_up_its_sequence_numbers(srv):
+    """A spectator's ``sit`` carried a seq the seat had not bounded yet (the 2^20 step is
+    checked for seated connections only): a seq of 2^53 - 1 was recorded as the seat's
+    last, and no message of that seat could ever be applied again."""
+    async def go() -> None:
+        _, owner = srv.player("房主")
+        _, token = srv.player("来客")
+        code = srv.room(owner, seats=["human", "human", "normal"], sit=True, timer=60)
+        conn = await connect(srv, code, token)
+        await conn.send({"type": "sit", "seat": 1}, seq=MAX_SEQ)
+        reply = await conn.until(lambda m: m.get("seq") == MAX_SEQ)
+        assert reply["type"] == "error" and "at most" in reply["message"], reply
+        runtime = srv.server.runtimes[code]
+        assert runtime.table.seats[1].player is None  # nothing recorded
+        seq = await conn.send({"type": "sit", "seat": 1}, seq=1)
+        assert await conn.until(lambda m: m.get("seq") == seq) == {"type": "ack", "seq": 1}
+        seq = await conn.send({"type": "ping"}, seq=2)
+        assert await conn.until(lambda m: m.get("seq") == seq) == {"type": "ack", "seq": 2}
+        await conn.ws.close()
+    asyncio.run(go())
+
+
+# ---- resource abuse: sockets held open --------------------------------------------------
+
+async def _refused(srv: LiveServer, code: str, token: str) -> str:
+    """The error a new connection gets before it is closed (1008)."""
+    async with websockets.connect(f"{srv.ws_url(code)}?token={token}") as ws:
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert msg["type"] == "error", msg
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        return str(msg["message"])
+
+
+def test_an_address_cannot_hold_more_sockets_open_than_its_burst(tmp_path):
+    """The connection rates bounded how fast sockets come, not how many stay open: one
+    address reached any number of open sockets (10 more a second, with rooms and
+    accounts of its own), enough to use up the server's file descriptors."""
+    bounds = Limits(connections_per_address=(1000.0, 3))  # refills at once: only the cap
+    with live_server(str(tmp_path / "game.db"), limits=bounds) as srv:
+        async def go() -> None:
+            _, a = srv.player("甲")
+            _, b = srv.player("乙")
+            code = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
+            conns = [await connect(srv, code, a), await connect(srv, code, a),
+                     await connect(srv, code, b)]
+            await asyncio.sleep(0.05)
+            assert "open connections from your address" in await _refused(srv, code, b)
+            await conns.pop().ws.close()
+            await asyncio.sleep(0.2)  # the server sees the close
+            conns.append(await connect(srv, code, b))  # a slot was given back
+            for c in conns:
+                await c.ws.close()
+        asyncio.run(go())
+
+
+def test_an_account_cannot_hold_more_sockets_open_than_its_burst(tmp_path):
+    bounds = Limits(connections_per_account=(1000.0, 2))
+    with live_server(str(tmp_path / "game.db"), limits=bounds) as srv:
+        async def go() -> None:
+            _, a = srv.player("甲")
+            first = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
+            second = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
+            conns = [await connect(srv, first, a), await connect(srv, second, a)]
+            assert "open connections by your account" in await _refused(srv, first, a)
+            await conns.pop().ws.close()
+            await asyncio.sleep(0.2)
+            conns.append(await connect(srv, first, a))
+            for c in conns:
+                await c.ws.close()
+        asyncio.run(go())
+
+
+# ---- information: the engine is a claim window ahead of what the seats are shown -------
+
+async def _hand_won_on_a_shown_card(server: Any) -> Any:
+    """A room whose hand the engine has ended (won on a shown card) while the card is
+    still in its claim window for the seats: its runtime (seeded deals; deterministic)."""
+    players = [server.storage.create_player(f"p{s}", beans=2000)[0].id for s in range(3)]
+    for seed in range(200):
+        table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.3})
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            for s, player in enumerate(players):
+                runtime.commit({"k": "sit", "seat": s, "player": player, "nickname": f"p{s}"})
+            runtime.commit({"k": "start", "seed": seed, "salt": "x"})  # a fixed deal
+            hand = table.hand
+            while not hand.ended:
+                seat = hand.pending_seats()[0]
+                legal = hand.legal_actions(seat)
+                pick = next((a for a in legal if isinstance(a, Hu)), None) or \
+                    next((a for a in legal if isinstance(a, Pass)), legal[0])
+                runtime.act(table.match_seat(seat), pick, player=players[seat])
+        if runtime.delivery.pending and hand.result.winner is not None:
+            # the seats have been shown every frame but the last (the hand's end): as
+            # the room's delivery does, a claim window at a time
+            delivery = runtime.delivery
+            while len(delivery.queue) > 1:
+                delivery.release(time.monotonic())
+            assert delivery.current.claim_point  # the card in play, its fate not shown
+            return runtime
+        runtime.stop()
+    raise AssertionError("no seed ends its hand on a shown card")
+
+
+def test_a_next_vote_does_not_tell_that_the_hand_is_over_before_it_is_shown(tmp_path):
+    """``next`` was counted as soon as the engine's hand was over, and the ``presence``
+    message (sent at once) showed the seat ready: a seat that pressed "next" on every
+    shown card learned that another seat had won on it a claim window before the table
+    showed it (who had a 胡 option must stay secret while the card is in play)."""
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.server import Server
+
+    async def go() -> None:
+        server = Server(open_storage(str(tmp_path / "game.db")))
+        runtime = await _hand_won_on_a_shown_card(server)
+        in_play = runtime.presence()
+        runtime.vote_next(0)
+        assert runtime.next_votes == set()
+        assert runtime.presence() == in_play
+        assert all(seat["ready"] is False for seat in in_play["seats"])
+        await asyncio.wait_for(runtime.caught_up.wait(), 10)  # the end is shown now
+        runtime.vote_next(0)
+        assert runtime.next_votes == {0}
+        assert [seat["ready"] for seat in runtime.presence()["seats"]] == [True, False, False]
+        runtime.stop()
+        server.pool.close()
+    asyncio.run(go())
+
+
+@pytest.mark.parametrize("level", ["human", "Normal", ""])
+def test_a_quick_room_is_against_computers_only(srv, level):
+    """``level: "human"`` made a "quick room against computers" of free human seats."""
+    _, token = srv.player()
+    reply = httpx.post(f"{srv.base}/api/rooms/quick", json={"level": level},
+                       headers=auth(token))
+    assert reply.status_code == 400, reply.text
+    assert "level must be a computer player" in reply.json()["error"]
+    assert srv.server.runtimes == {}
+
+
+def test_a_new_player_with_an_unknown_field_is_refused(srv):
+    """``{"nick": ...}`` (a typo) made a player named 玩家, as the other routes refuse."""
+    reply = httpx.post(f"{srv.base}/api/players", json={"nick": "阿明"})
+    assert reply.status_code == 400, reply.text
+    assert "unknown field(s): nick; known: nickname" in reply.json()["error"]
+    assert srv.server.storage._db.execute("SELECT COUNT(*) FROM players").fetchone()[0] == 0
+
+
+def test_room_codes_cannot_be_guessed_faster_over_http(tmp_path):
+    """Six-digit codes are bounded against guessing by the connection rate per address
+    (docs/protocol.md, "Room codes"), but ``GET /api/rooms/{code}`` (and ``/rules``)
+    answered 404 / 200 without any limit: an address could sweep all 900 000 codes in
+    minutes, then watch or join every room. A lookup now costs what a connection does."""
+    bounds = Limits(connections_per_address=(0.0, 4))
+    with live_server(str(tmp_path / "game.db"), limits=bounds) as srv:
+        _, token = srv.player()
+        code = srv.quick(token, level="heuristic", bot_delay=0.5, timer=60)
+        guesses = [f"{srv.base}/api/rooms/{100000 + n}" for n in range(3)]
+        assert [httpx.get(url).status_code for url in guesses] == [404, 404, 404]
+        assert httpx.get(f"{srv.base}/api/rooms/{code}/rules").status_code == 200
+        for path in (f"/api/rooms/{code}", f"/api/rooms/{code}/rules", "/api/rooms/123456"):
+            reply = httpx.get(f"{srv.base}{path}")
+            assert reply.status_code == 429, reply.text
+            assert "room lookups from your address" in reply.json()["error"]
