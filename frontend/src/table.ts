@@ -637,8 +637,15 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
         "section",
         { class: `seat bottom mine${view.turn === me ? " turn" : ""}`, "data-seat": String(me), "aria-label": seatName(me) },
         seatHeader(me, true),
-        el("div", { class: "my-table" }, el("div", { class: "melds" }, ...myInfo.melds.map((m: Json) => group(m))), pileRow(myInfo.pile)),
-        el("div", { class: "play-row" }, handColumns(), el("div", { class: "side" }, actionBar(), waitsBox())),
+        // my groups and pile: above the hand, or beside it where the screen is short
+        // (phones held sideways: style.css)
+        el(
+          "div",
+          { class: "play-row" },
+          handColumns(),
+          el("div", { class: "my-table" }, el("div", { class: "melds" }, ...myInfo.melds.map((m: Json) => group(m))), pileRow(myInfo.pile)),
+          el("div", { class: "side" }, actionBar(), waitsBox()),
+        ),
       );
       if (s.you !== null && s.table.seats[s.you].tuoguan) {
         mine.append(el("div", { class: "tuoguan-bar" }, t("tuoguan"), button(t("takeBack"), () => socket.send({ type: "takeover" }), "takeover")));
