@@ -135,6 +135,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     moves: [],
   };
   let flashTimer = 0;
+  let gone = false; // this page was left (the cleanup ran)
   const valueSent = new Set<number>(); // hands this page sent a shuffle value for
   document.body.classList.add("at-table");
 
@@ -594,6 +595,9 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   }
 
   function render(): void {
+    // the page left (another route): the socket's last close reports in after that,
+    // and must not draw this table over the next page
+    if (gone) return;
     const focused = focusKey(document.activeElement);
     const hadModal = root.querySelector(".modal") !== null;
     const before = root.querySelector(".in-play-box .card.shown")?.getBoundingClientRect() ?? null;
@@ -685,6 +689,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
 
   render();
   return () => {
+    gone = true;
     clearInterval(tick);
     clearTimeout(flashTimer);
     document.body.classList.remove("at-table");
