@@ -5,7 +5,7 @@
 import { randomValue, TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
 import { mountChat } from "./chat";
-import { t, tf, type Key } from "./i18n";
+import { t, tf, toggleLang, type Key } from "./i18n";
 import { levelBadge, settlementPanel } from "./settle";
 import { muted, play, toggleMute } from "./sound";
 import { presetName } from "./words";
@@ -115,7 +115,9 @@ export function distinctChis(legal: string[]): { action: string; eat: string; bi
   return [...seen.values()];
 }
 
-export function mountTable(root: HTMLElement, code: string, rerenderAll: () => void): () => void {
+/** The table page of room ``code``; its language button switches in place (the socket,
+ * the seat's answered decision and the settlement it closed are kept). */
+export function mountTable(root: HTMLElement, code: string): () => void {
   const ui: Ui = {
     state: null,
     events: [],
@@ -493,7 +495,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       el("span", { class: "spacer" }),
       button(muted() ? t("unmute") : t("mute"), () => (toggleMute(), render()), "mute"),
       el("a", { class: "link help-link", href: "#/help" }, t("help")),
-      button(t("language"), () => rerenderAll(), "lang"),
+      button(t("language"), () => (toggleLang(), render()), "lang"),
     );
   }
 
