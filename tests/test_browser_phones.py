@@ -128,6 +128,8 @@ def test_small_phones_a_quick_game_the_leave_dialog_and_the_replay(browser, srv)
     page.click("[data-name=leave-confirm]")
     page.wait_for_selector(".settlement", timeout=15_000)
     assert at_every_size(page, "settlement-escape") == {}
+    # the seats' presence and mute switches are the table's, not extra cells of its rows
+    assert page.query_selector(".settlement .hall-deco") is None
     page.click("[data-name=next-hand]")
     page.wait_for_selector(".games a[href^='#/replay/']")
     page.click(".games a[href^='#/replay/']")
