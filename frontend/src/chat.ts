@@ -133,7 +133,8 @@ export function mountChat(send: (body: object) => void): TableChat {
     if (!state) return;
     const muted = mutedNames();
     const you = state.you;
-    root.querySelectorAll<HTMLElement>("[data-seat]").forEach((box) => {
+    // the seats at the table (not the settlement's rows, which carry data-seat too)
+    root.querySelectorAll<HTMLElement>(".board .seat[data-seat]").forEach((box) => {
       const seat = Number(box.dataset.seat);
       const header = box.querySelector("header") ?? box;
       const p = presence[seat];

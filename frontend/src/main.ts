@@ -24,7 +24,7 @@ async function route(): Promise<void> {
     void route();
   };
   if (parts[0] === "room" && parts[1]) {
-    cleanup = mountTable(root, decodeURIComponent(parts[1]), relang);
+    cleanup = mountTable(root, decodeURIComponent(parts[1]));
   } else if (parts[0] === "help") {
     const room = new URLSearchParams(hash.split("?")[1] ?? "").get("room");
     await mountHelp(root, decodeURIComponent(parts[1] ?? "qq"), room, relang);

@@ -21,7 +21,8 @@ export function settlementPanel(s: Json, seatName: (seat: number) => string, nex
   body.append(seatsTable(s, seatName));
   if (result.winner !== undefined && result.huxi !== undefined) body.append(breakdown(result, rules));
   if (s.table.summary) body.append(matchSummary(s.table.summary, s, seatName));
-  body.append(el("p", { class: "next-countdown", role: "timer" }, ""), next);
+  // kept in view at the panel's foot while its rows scroll (phones held sideways)
+  body.append(el("div", { class: "settle-foot" }, next, el("p", { class: "next-countdown", role: "timer" }, "")));
   return el("div", { class: "modal settlement-modal", role: "dialog", "aria-modal": "true", "aria-label": t("settlement") }, body);
 }
 

@@ -5,7 +5,7 @@
 import { randomValue, TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
 import { mountChat } from "./chat";
-import { t, tf, type Key } from "./i18n";
+import { t, tf, toggleLang, type Key } from "./i18n";
 import { levelBadge, settlementPanel } from "./settle";
 import { muted, play, toggleMute } from "./sound";
 import { presetName } from "./words";
@@ -115,7 +115,9 @@ export function distinctChis(legal: string[]): { action: string; eat: string; bi
   return [...seen.values()];
 }
 
-export function mountTable(root: HTMLElement, code: string, rerenderAll: () => void): () => void {
+/** The table page of room ``code``; its language button switches in place (the socket,
+ * the seat's answered decision and the settlement it closed are kept). */
+export function mountTable(root: HTMLElement, code: string): () => void {
   const ui: Ui = {
     state: null,
     events: [],
@@ -135,6 +137,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
     moves: [],
   };
   let flashTimer = 0;
+  let gone = false; // this page was left (the cleanup ran)
   const valueSent = new Set<number>(); // hands this page sent a shuffle value for
   document.body.classList.add("at-table");
 
@@ -492,7 +495,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
       el("span", { class: "spacer" }),
       button(muted() ? t("unmute") : t("mute"), () => (toggleMute(), render()), "mute"),
       el("a", { class: "link help-link", href: "#/help" }, t("help")),
-      button(t("language"), () => rerenderAll(), "lang"),
+      button(t("language"), () => (toggleLang(), render()), "lang"),
     );
   }
 
@@ -594,6 +597,9 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
   }
 
   function render(): void {
+    // the page left (another route): the socket's last close reports in after that,
+    // and must not draw this table over the next page
+    if (gone) return;
     const focused = focusKey(document.activeElement);
     const hadModal = root.querySelector(".modal") !== null;
     const before = root.querySelector(".in-play-box .card.shown")?.getBoundingClientRect() ?? null;
@@ -637,8 +643,15 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
         "section",
         { class: `seat bottom mine${view.turn === me ? " turn" : ""}`, "data-seat": String(me), "aria-label": seatName(me) },
         seatHeader(me, true),
-        el("div", { class: "my-table" }, el("div", { class: "melds" }, ...myInfo.melds.map((m: Json) => group(m))), pileRow(myInfo.pile)),
-        el("div", { class: "play-row" }, handColumns(), el("div", { class: "side" }, actionBar(), waitsBox())),
+        // my groups and pile: above the hand, or beside it where the screen is short
+        // (phones held sideways: style.css)
+        el(
+          "div",
+          { class: "play-row" },
+          handColumns(),
+          el("div", { class: "my-table" }, el("div", { class: "melds" }, ...myInfo.melds.map((m: Json) => group(m))), pileRow(myInfo.pile)),
+          el("div", { class: "side" }, actionBar(), waitsBox()),
+        ),
       );
       if (s.you !== null && s.table.seats[s.you].tuoguan) {
         mine.append(el("div", { class: "tuoguan-bar" }, t("tuoguan"), button(t("takeBack"), () => socket.send({ type: "takeover" }), "takeover")));
@@ -678,6 +691,7 @@ export function mountTable(root: HTMLElement, code: string, rerenderAll: () => v
 
   render();
   return () => {
+    gone = true;
     clearInterval(tick);
     clearTimeout(flashTimer);
     document.body.classList.remove("at-table");

@@ -1,0 +1,234 @@
+"""The browser game on the smallest phones held sideways: 640x360 (many Android phones),
+568x320 (small iPhones), 740x360, 915x412, and 640x300 (a page whose browser bars took
+height). Each screen is checked by test_browser's layout checks: no page scroll, every
+hand card and action button (a dialog's buttons while one is up) inside the viewport
+and not covered at its centre, no two cards' characters overlapping.
+
+Screenshots go to ``artifacts/screenshots/`` like test_browser's.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+import pytest
+from test_browser import (  # the same browser, server and checks as the viewport test
+    SHOTS,
+    _mock_table_messages,
+    browser,  # noqa: F401 - a fixture
+    console_errors,
+    enter,
+    layout_problems,
+    play_one_step,
+    quick_game,
+    srv,  # noqa: F401 - a fixture
+)
+
+SMALL_PHONES = {"640x360": {"width": 640, "height": 360}, "568x320": {"width": 568, "height": 320},
+                "740x360": {"width": 740, "height": 360}, "915x412": {"width": 915, "height": 412},
+                "640x300": {"width": 640, "height": 300}}
+"""Phones held sideways smaller than issue 12's two, and a page shortened by its bars."""
+
+
+def at_every_size(page: Any, name: str) -> dict[str, list[str]]:
+    """The layout problems of the page as shown, at each small size (a screenshot each)."""
+    found = {}
+    for size, viewport in SMALL_PHONES.items():
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(150)
+        found[size] = layout_problems(page)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{name}-{size}.png"))
+    return {size: problems for size, problems in found.items() if problems}
+
+
+def crowded_hand(ended: bool) -> Any:
+    """A hand played by seeded random players who eat and pong whenever they may: its
+    most crowded moment while seat 1 still holds cards, or (``ended``) a hand won with
+    the most groups on the table. Built by the engine (no rule is written here)."""
+    from paohuzi.core.rules import Ruleset
+    from paohuzi.game.actions import Chi, Hu, Peng
+    from paohuzi.game.engine import Hand
+
+    best: tuple[int, Any] | None = None
+    for seed in range(12):
+        rng = random.Random(seed)
+        hand = Hand.from_seed(seed, Ruleset())
+        while not hand.ended:
+            seat = hand.pending_seats()[0]
+            legal = hand.legal_actions(seat)
+            hu = [a for a in legal if isinstance(a, Hu)]
+            eat = [a for a in legal if isinstance(a, Chi | Peng)]
+            others = [a for a in legal if not isinstance(a, Hu)] or legal
+            action = hu[0] if hu and ended else rng.choice(eat) if eat else rng.choice(others)
+            hand.act(seat, action)
+            won = hand.ended and hand.result.winner is not None
+            if not (won if ended else not hand.ended and hand.seats[1].hand_cards):
+                continue
+            groups = sum(len(s.melds) for s in hand.seats)
+            if best is None or groups > best[0]:
+                best = (groups, hand.copy())
+    assert best is not None
+    return best[1]
+
+
+def mock_state(hand: Any, summary: dict[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
+    """Seat 1's state message for ``hand`` as the server sends it (a person at seat 1 with
+    a long nickname and his level, two computers), the 大结算 ``summary`` if given."""
+    from paohuzi.core.rules import Ruleset
+    from paohuzi.game.view import observe, view_json
+    from paohuzi.server.app import CARDS
+
+    view = view_json(observe(hand, 1))
+    events = view.pop("events")
+    names = ("电脑·老刘 (普通)", "横屏玩家名字有点长", "电脑·小翠 (普通)")
+    seats = [{"kind": "human" if i == 1 else "normal", "nickname": n, "tuoguan": False,
+              "points": 123, "beans": 2000} for i, n in enumerate(names)]
+    levels = [None, {"number": 1, "title": "新手", "english": "Novice"}, None]
+    state = {"type": "state", "n": 5, "table": {
+        "code": "mock", "hand_no": 1, "seats": seats, "dealer": 0, "xingjia": None,
+        "rules": Ruleset().to_dict(), "timer": 20, "levels": levels, "summary": summary},
+        "you": 1, "hash": "x", "view": view, "events_from": 0, "events": events,
+        "waits": [{"card": "五", "self": 18, "other": 18}, {"card": "捌", "self": 21, "other": 18}],
+        "shuffle": None, "deadline": 15, "turn_deadline": 12}
+    welcome = {"type": "welcome", "player": {"id": 2}, "room": "mock", "seat": 1,
+               "last_seq": 0, "cards": CARDS}
+    return welcome, state
+
+
+def show_mock(context: Any, base: str, welcome: dict[str, Any], state: dict[str, Any]) -> Any:
+    """A new page of ``context`` showing the mock table (the server's socket replaced)."""
+    page = context.new_page()
+
+    def handler(ws: Any) -> None:
+        ws.on_message(lambda message: None)
+        ws.send(json.dumps(welcome, ensure_ascii=False))
+        ws.send(json.dumps(state, ensure_ascii=False))
+
+    page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
+    page.goto(base + "/#/room/mock")
+    return page
+
+
+def test_small_phones_a_quick_game_the_leave_dialog_and_the_replay(browser, srv):  # noqa: F811
+    context, page = quick_game(browser, srv, SMALL_PHONES["568x320"], "小屏", "table-568x320")
+    errors = console_errors(page)
+    page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    assert at_every_size(page, "table") == {}
+    page.set_viewport_size(SMALL_PHONES["568x320"])
+    assert play_one_step(page)
+    page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    page.click("[data-name=leave]")
+    page.wait_for_selector(".leave-dialog [data-name=leave-confirm]")
+    assert at_every_size(page, "leave") == {}
+    page.set_viewport_size(SMALL_PHONES["568x320"])
+    page.click("[data-name=leave-confirm]")
+    page.wait_for_selector(".settlement", timeout=15_000)
+    assert at_every_size(page, "settlement-escape") == {}
+    # the seats' presence and mute switches are the table's, not extra cells of its rows
+    assert page.query_selector(".settlement .hall-deco") is None
+    page.click("[data-name=next-hand]")
+    page.wait_for_selector(".games a[href^='#/replay/']")
+    page.click(".games a[href^='#/replay/']")
+    page.wait_for_selector(".replay-board .replay-seat")
+    for size, viewport in SMALL_PHONES.items():  # a long page: it scrolls down, never across
+        page.set_viewport_size(viewport)
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= viewport["width"], size
+    assert errors == []
+    context.close()
+
+
+@pytest.mark.parametrize("moment", ["claim", "picker", "crowded"])
+def test_small_phones_a_claim_the_chi_choice_and_a_crowded_table(browser, srv, moment):  # noqa: F811
+    """The §4.3 claim (胡/碰/吃/过 and the 比 choice) and the most crowded moment of a hand
+    (every seat's groups and pile on the table) fit each small phone."""
+    if moment == "crowded":
+        hand = crowded_hand(ended=False)
+        assert sum(len(s.melds) for s in hand.seats) >= 14  # crowded indeed
+        welcome, state = mock_state(hand)
+    else:
+        welcome, state = _mock_table_messages()
+    context = browser.new_context(viewport=SMALL_PHONES["640x300"])
+    enter(context.new_page(), srv.base, "小屏")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".seat.bottom .hand .card")
+    if moment == "picker":
+        page.click("[data-name=chi]")
+        page.wait_for_selector(".picker .pick")
+    assert page.query_selector(".actions .btn") is not None or moment == "crowded"
+    assert at_every_size(page, moment) == {}
+    context.close()
+
+
+@pytest.mark.parametrize("summary", [False, True], ids=["settlement", "match-summary"])
+def test_small_phones_the_settlement_and_the_match_summary(browser, srv, summary):  # noqa: F811
+    """A won hand's settlement (every seat's groups face up), then with the 大结算: taller
+    than a phone held sideways, its rows scroll while the title and the next-hand button
+    stay in view."""
+    hand = crowded_hand(ended=True)
+    rows = {"match": 1, "reason": "hands", "hands": 4, "first_hand": 1, "seats": [
+        {"seat": s, "kind": "normal" if s != 1 else "human", "nickname": f"座{s}",
+         "points": p, "beans": None if s != 1 else p, "wins": 1 + (s == 1),
+         "best": {"hand": s + 1, "points": abs(p), "huxi": 21}}
+        for s, p in enumerate((-48, 96, -48))]}
+    welcome, state = mock_state(hand, rows if summary else None)
+    context = browser.new_context(viewport=SMALL_PHONES["568x320"])
+    enter(context.new_page(), srv.base, "小屏")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".settlement [data-name=next-hand]")
+    assert (page.query_selector(".match-summary") is not None) == summary
+    name = "match-summary" if summary else "settlement"
+    assert at_every_size(page, name) == {}
+    for viewport in SMALL_PHONES.values():  # opened at this size: the title shows too
+        page.set_viewport_size(viewport)
+        page.reload()
+        page.wait_for_selector(".settlement [data-name=next-hand]")
+        if viewport["height"] <= 320:  # taller than the screen: its rows scroll
+            assert page.evaluate("document.querySelector('.settlement').scrollHeight") \
+                > viewport["height"]
+        title = page.query_selector(".settlement h2").bounding_box()
+        assert title is not None and title["y"] >= 0
+        assert layout_problems(page) == []
+    context.close()
+
+
+def test_leaving_the_table_by_its_address_shows_the_lobby(browser, srv):  # noqa: F811
+    """The browser's back button (or a typed address) leaves the table: the table's
+    socket, closing after that, must not draw the table over the lobby."""
+    welcome, state = _mock_table_messages()
+    context = browser.new_context(viewport=SMALL_PHONES["640x360"])
+    enter(context.new_page(), srv.base, "返回")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector("[data-name=chi]")
+    page.goto(srv.base + "/#/")
+    page.wait_for_selector("[data-name=quick]", timeout=10_000)
+    page.wait_for_timeout(1_000)  # the socket's close has reported in
+    assert page.query_selector(".table-page") is None
+    assert page.is_visible("[data-name=quick]")
+    context.close()
+
+
+def test_a_room_shows_only_the_chosen_presets_options(browser, srv):  # noqa: F811
+    """Creating a room on a phone: an option that does not apply to the chosen preset
+    (its label hidden) is not shown, each variant's own are."""
+    import httpx
+
+    catalog = httpx.get(f"{srv.base}/api/presets").json()
+    context = browser.new_context(viewport=SMALL_PHONES["568x320"])
+    page = context.new_page()
+    enter(page, srv.base, "建房")
+    for preset in catalog["presets"]:
+        page.select_option("select[name=preset]", preset["name"])
+        for option in catalog["options"]:
+            shown = page.is_visible(f".card-panel [name={option['key']}]")
+            applies = preset["name"] in option["applies_to"]
+            assert shown == applies, (preset["name"], option["key"])
+        seats = page.query_selector_all("select[name^=seat]")
+        assert all(s.is_visible() for s in seats) and len(seats) >= 2
+        page.locator("[data-name=create]").locator("..").screenshot(
+            path=str(SHOTS / f"create-{preset['name']}-568x320.png"))
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 568
+    context.close()
