@@ -27,8 +27,11 @@ from paohuzi.server.limits import Limits
 from paohuzi.server.transport import uvicorn_config
 
 UNLIMITED = Limits(players_per_address=None, rooms_per_account=None, rooms_per_address=None,
-                   connections_per_account=None, connections_per_address=None)
-"""The load comes from one address and one account per seat: no rate limit applies."""
+                   connections_per_account=None, connections_per_address=None,
+                   max_open_rooms_per_player=None, max_open_rooms_per_address=None,
+                   max_rooms=None)
+"""The load comes from one address and one account per seat: no rate limit or room cap
+applies."""
 
 
 def main() -> None:

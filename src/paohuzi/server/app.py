@@ -29,6 +29,7 @@ from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_bod
 from paohuzi.server.limits import Limits
 from paohuzi.server.matchmaking import AlreadyQueued, MatchSettings, QueueError
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
+from paohuzi.server.roombounds import Creator, RoomLimitError, ServerFull, address_key
 from paohuzi.server.rulesdoc import rules_doc
 from paohuzi.server.server import Server, log, normal_room_code
 from paohuzi.server.storage import PlayerRecord, Storage, StoredGame
@@ -176,11 +177,14 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             options = _quick_options(data) if quick else data
             # the 场次's entry minimum: checked before the room exists
             check_entry(RoomConfig.from_json(options).tier, rec.beans)
-            table = server.create_room(options)
+            table = await server.open_room(
+                options, Creator(rec.id, address_key(address_of(request))))
         except BadInput as exc:
             return error(exc.status, str(exc))
         except EntryRefused as exc:
             return error(403, str(exc))
+        except RoomLimitError as exc:
+            return error(exc.status, str(exc))
         except TableError as exc:
             return error(400, str(exc))
         seat = table.config.seats.index("human") if sit and "human" in table.config.seats \
@@ -346,6 +350,10 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return JSONResponse({"left": mm.leave(rec.id), **mm.status(rec.id)})
         if not server.allow("rooms_per_account", str(rec.id)):
             return too_many("quick-match requests by your account")
+        cap = server.limits.max_rooms
+        if cap is not None and len(server.runtimes) >= cap:  # no table could be made now
+            return error(ServerFull.status, f"the server is full ({len(server.runtimes)} "
+                         "rooms open): try again later")
         try:
             data = await _json_body(request, bounds)
             unknown = sorted(set(data) - {"changci", "preset"})

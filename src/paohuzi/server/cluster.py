@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from paohuzi.server.hall import Census, SharedHall
 from paohuzi.server.pgstorage import PostgresStorage
 from paohuzi.server.quickchat import CHAT_RATE, ChatLimiter
+from paohuzi.server.roombounds import Creator
 from paohuzi.server.table import RoomConfig, TableError
 
 if TYPE_CHECKING:
@@ -121,10 +122,12 @@ class Cluster:
 
     # ---- leases, routes, takeover -------------------------------------------------------
 
-    def store_room(self, code: str, config: dict[str, Any]) -> None:
+    def store_room(self, code: str, config: dict[str, Any],
+                   creator: Creator | None = None) -> None:
         """Store a room created here, owned by this process from the start (the room and
         its lease in one transaction), and publish its route."""
-        self.storage.create_leased_room(code, config, self.owner, self.address, self.ttl)
+        self.storage.create_leased_room(code, config, self.owner, self.address, self.ttl,
+                                        creator)
         self._route(code)
 
     def _route(self, *codes: str, census: Census | None = None) -> None:
@@ -230,6 +233,7 @@ class Cluster:
         server = self.server
         assert server is not None
         runtime = server.runtimes.pop(code, None)
+        server.creators.pop(code, None)
         if runtime is None:
             return
         log.warning("room %s: lease lost to another process; no longer served here", code)

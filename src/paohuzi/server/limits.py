@@ -133,6 +133,21 @@ class Limits:
     """A room with nobody connected and no action for this long expires."""
     sweep_seconds: float = 60.0
     """How often idle rooms are looked for."""
+    max_open_rooms_per_player: int | None = 8
+    """Live rooms an account created that no other person has joined; one more ends the
+    oldest nobody is connected to, or is refused (429: roombounds.py)."""
+    max_open_rooms_per_address: int | None = 32
+    """Live rooms created from one address (joined or not), across its accounts."""
+    max_rooms: int | None = 5000
+    """Live rooms one process serves (restored and hall rooms included); beyond, 503."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_open_rooms_per_player", "max_open_rooms_per_address", "max_rooms"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < 1):
+                raise ValueError(f"{name} must be a whole number of at least 1 or None, "
+                                 f"got {value!r}")
 
     def limiter(self, name: str) -> RateLimiter | None:
         setting: tuple[float, int] | None = getattr(self, name)

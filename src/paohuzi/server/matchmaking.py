@@ -47,6 +47,7 @@ from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.players import PLAYER_NAMES
 from paohuzi.server.economy import EconomyError, changci, check_entry
 from paohuzi.server.hall import Census, hall_counts
+from paohuzi.server.roombounds import ServerFull
 
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
@@ -701,7 +702,12 @@ class Matchmaker:
         computers = group.seats - len(group.people)
         options = {**self.settings.options, "rules": preset, "changci": changci_key,
                    "seats": ["human"] * len(group.people) + [self.settings.computer] * computers}
-        table = self.server.create_room(options)
+        try:
+            table = self.server.create_room(options)
+        except ServerFull:  # no room for a new table now: they wait on, in the queue
+            for ticket in group.people:
+                self.queue.join(ticket)
+            return 0
         runtime = self.server.runtimes[table.code]
         async with runtime.lock:
             runtime.commit({"k": "hall", "changci": changci_key, "preset": preset,

@@ -116,6 +116,10 @@ SQLITE: tuple[Migration, ...] = (
             room TEXT NOT NULL, number INTEGER NOT NULL, summary TEXT NOT NULL,
             finished REAL NOT NULL, PRIMARY KEY (room, number))""",
     )),
+    Migration(4, "who created each room (bounds on open rooms: roombounds.py)", (
+        "ALTER TABLE rooms ADD COLUMN creator INTEGER",
+        "ALTER TABLE rooms ADD COLUMN creator_address TEXT",
+    )),
 )
 """SQLite's migrations, in order (append new ones at the end)."""
 
@@ -201,6 +205,9 @@ POSTGRES: tuple[Migration, ...] = (
         """CREATE TABLE matches (
             room TEXT NOT NULL, number BIGINT NOT NULL, summary TEXT NOT NULL,
             finished DOUBLE PRECISION NOT NULL, PRIMARY KEY (room, number))""",
+    )),
+    Migration(4, "who created each room (bounds on open rooms: roombounds.py)", (
+        "ALTER TABLE rooms ADD COLUMN creator BIGINT, ADD COLUMN creator_address TEXT",
     )),
 )
 """PostgreSQL's migrations, in order (append new ones at the end)."""

@@ -33,10 +33,13 @@ from paohuzi.core.errors import PaohuziError
 from paohuzi.server.dblock import DatabaseInUseError
 from paohuzi.server.economy import pay
 from paohuzi.server.migrations import migrate_postgres, new_public_id
+from paohuzi.server.roombounds import Creator
 from paohuzi.server.storage import (
     PlayerRecord,
     PlayerUpdate,
     StoredGame,
+    creator_of,
+    creator_row,
     game_summaries,
     hash_token,
 )
@@ -146,22 +149,33 @@ class PostgresStorage:
 
     # ---- rooms ----------------------------------------------------------------------
 
-    def create_room(self, code: str, config: dict[str, Any]) -> None:
+    _INSERT_ROOM = ("INSERT INTO rooms (code, config, created, touched, creator, "
+                    "creator_address) VALUES (%s, %s, %s, %s, %s, %s)")
+
+    def create_room(self, code: str, config: dict[str, Any],
+                    creator: Creator | None = None) -> None:
         now = time.time()
         with self._tx() as conn:
-            conn.execute("INSERT INTO rooms (code, config, created, touched) "
-                         "VALUES (%s, %s, %s, %s)", (code, json.dumps(config), now, now))
+            conn.execute(self._INSERT_ROOM,
+                         (code, json.dumps(config), now, now, *creator_row(creator)))
+
+    def room_creator(self, code: str) -> Creator | None:
+        """Who created a room (None: the hall, a room of an older server, or no room)."""
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT creator, creator_address FROM rooms WHERE code = %s",
+                               (code,)).fetchone()
+        return creator_of(row)
 
     def create_leased_room(self, code: str, config: dict[str, Any], owner: str,
-                           address: str, ttl: float) -> int:
+                           address: str, ttl: float, creator: Creator | None = None) -> int:
         """Store a new room and take its lease in one transaction (several processes):
         it is never seen open without an owner, which another process's upkeep would
         take over (:meth:`unowned_rooms`) before its creator could claim it. Its fencing
         token (a stale lease row left under a new code is taken over)."""
         now = time.time()
         with self._tx() as conn:
-            conn.execute("INSERT INTO rooms (code, config, created, touched) "
-                         "VALUES (%s, %s, %s, %s)", (code, json.dumps(config), now, now))
+            conn.execute(self._INSERT_ROOM,
+                         (code, json.dumps(config), now, now, *creator_row(creator)))
             row = conn.execute(
                 "INSERT INTO room_leases AS l (room, owner, address, token, expires) "
                 "VALUES (%s, %s, %s, 1, EXTRACT(EPOCH FROM clock_timestamp()) + %s) "

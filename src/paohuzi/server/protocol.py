@@ -87,9 +87,17 @@ async def _sit(runtime: Runtime, client: Client, msg: Sit) -> bool:
         runtime.note_level(msg.seat, client.player.id)
         runtime.commit({"k": "sit", "seat": msg.seat, "player": client.player.id,
                         "nickname": client.player.nickname, "seq": msg.seq})
+    for other in _watching(runtime, client):  # his other connections take the seat too
+        other.seat = msg.seat
     client.seat = msg.seat
     runtime.disconnected_at.pop(msg.seat, None)
     return changed
+
+
+def _watching(runtime: Runtime, client: Client) -> list[Client]:
+    """The player's other connections to the room that sit nowhere."""
+    return [c for c in runtime.clients
+            if c is not client and c.seat is None and c.player.id == client.player.id]
 
 
 async def _takeover(runtime: Runtime, client: Client, msg: Takeover) -> bool:
@@ -173,13 +181,29 @@ async def handle(runtime: Runtime, client: Client, msg: Message) -> None:
     refusal answered with an error (its ``seq`` counted), a change acknowledged after it
     is logged. The answers leave after the lock is released: a client that does not read
     never holds the room up."""
+    watching = _watching(runtime, client) if isinstance(msg, Sit) else []
     reply = await _apply(runtime, client, msg)
     if client.resync is not None:
         snapshot, client.resync = client.resync, None
         await runtime.send_state(client, snapshot=snapshot)
     await client.send_now(reply)
     if isinstance(msg, Sit):
+        for other in watching:
+            if other.seat is not None:
+                await _welcome_seated(runtime, other)
         await runtime.announce_presence()  # a spectator took a seat
+
+
+async def _welcome_seated(runtime: Runtime, client: Client) -> None:
+    """Tell a connection that another connection of its player took a seat: a welcome
+    again, with that seat and its last ``seq`` (its own count continues above it), then
+    the state in full as that seat sees it."""
+    seat = client.seat
+    assert seat is not None
+    await client.send_now({"type": "welcome", "player": player_json(client.player),
+                           "room": runtime.table.code, "seat": seat, "cards": CARDS,
+                           "last_seq": runtime.table.seats[seat].last_seq})
+    await runtime.send_state(client, snapshot=True)
 
 
 async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, Any]:

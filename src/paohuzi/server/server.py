@@ -15,6 +15,14 @@ from paohuzi.server.limits import Limiter, Limits, OpenCount
 from paohuzi.server.matchmaking import Matchmaker, MatchSettings
 from paohuzi.server.quickchat import ChatLimiter
 from paohuzi.server.replays import ReplayCache
+from paohuzi.server.roombounds import (
+    Creator,
+    LiveRoom,
+    RoomCaps,
+    ServerFull,
+    TooManyOpenRooms,
+    rooms_to_end,
+)
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.scheduler import FairPool
 from paohuzi.server.storage import PlayerUpdate, Storage
@@ -34,6 +42,9 @@ ROOM_CODE_DIGITS = 6
 """A room's code: 6 decimal digits, easy to read out and type on a phone."""
 ROOM_CODE_TRIES = 50
 """Codes drawn before giving up (the first free one is taken)."""
+ROOM_END_TRIES = 3
+"""Passes at ending rooms to make room for a new one (a room chosen may be connected to
+meanwhile: it is kept, and the choice made again)."""
 
 
 def new_room_code() -> str:
@@ -81,6 +92,11 @@ class Server:
             name: self.limits.open_count(name) for name in (
                 "connections_per_account", "connections_per_address")}
         """Connections open now per account and per address (capped at the rate's burst)."""
+        self.creators: dict[str, Creator] = {}
+        """Who created each live room a person created, oldest first (roombounds.py)."""
+        self.opening = asyncio.Lock()
+        """Held while a person's room is made: the bounds are checked and the room created
+        as one step."""
 
     def allow(self, name: str, key: str) -> bool:
         """Whether the rate limit ``name`` lets ``key`` (an account, an address) go on."""
@@ -123,6 +139,9 @@ class Server:
                 log.error("table %s: log entry %d does not apply (%s); skipped", code, i,
                           type(exc).__name__)
         runtime = self.runtimes[code] = Runtime(self, table)
+        creator = self.storage.room_creator(code)
+        if creator is not None:  # it counts toward its creator's open rooms again
+            self.creators[code] = creator
         return runtime
 
     @property
@@ -139,11 +158,65 @@ class Server:
             async with runtime.lock:
                 if runtime.idle_for(time.time()) < self.idle_seconds:
                     continue
-                runtime.stop()
-                self.storage.end_room(code)
-                del self.runtimes[code]
+                self._end_room(code, runtime)
                 ended.append(code)
         return ended
+
+    def _end_room(self, code: str, runtime: Runtime) -> None:
+        """End a live room for good (the caller holds its lock): its log is kept, it is
+        marked ended, its runtime stopped."""
+        runtime.stop()
+        self.storage.end_room(code)
+        self.runtimes.pop(code, None)
+        self.creators.pop(code, None)
+
+    def live_rooms(self) -> list[LiveRoom]:
+        """The live rooms people created, oldest first, as the bounds see them."""
+        rooms = []
+        for code, creator in list(self.creators.items()):
+            runtime = self.runtimes.get(code)
+            if runtime is None:
+                del self.creators[code]
+                continue
+            joined = any(s.kind == "human" and s.player not in (None, creator.player)
+                         for s in runtime.table.seats)
+            rooms.append(LiveRoom(code, creator, joined, bool(runtime.clients)))
+        return rooms
+
+    @property
+    def room_caps(self) -> RoomCaps:
+        return RoomCaps(self.limits.max_open_rooms_per_player,
+                        self.limits.max_open_rooms_per_address, self.limits.max_rooms)
+
+    async def open_room(self, options: dict[str, Any], creator: Creator) -> Table:
+        """Create a room a person asked for, within the bounds on live rooms: his (or his
+        address's) oldest open room nobody is connected to is ended first if need be.
+        Raises :class:`TooManyOpenRooms` (429), :class:`ServerFull` (503),
+        :class:`TableError` (bad options, checked before any room is ended)."""
+        config = RoomConfig.from_json(options)
+        async with self.opening:
+            await self._make_room_for(creator)
+            return self._create(config, creator)
+
+    async def _make_room_for(self, creator: Creator) -> None:
+        for _ in range(ROOM_END_TRIES):
+            ending = rooms_to_end(self.live_rooms(), creator, self.room_caps,
+                                  live=len(self.runtimes))
+            kept = 0
+            for code in ending:
+                runtime = self.runtimes.get(code)
+                if runtime is None:
+                    continue
+                async with runtime.lock:
+                    if runtime.clients or self.runtimes.get(code) is not runtime:
+                        kept += 1  # connected to meanwhile: kept
+                        continue
+                    self._end_room(code, runtime)
+                    log.info("room %s ended: its creator's open rooms are at their cap", code)
+            if not kept:
+                return
+        raise TooManyOpenRooms("too many open rooms: every room that could be ended has "
+                               "just been connected to; try again")
 
     async def sweep(self) -> None:
         while True:
@@ -157,13 +230,23 @@ class Server:
                 log.info("%d idle room(s) ended", len(ended))
 
     def create_room(self, options: dict[str, Any]) -> Table:
-        config = RoomConfig.from_json(options)
-        code = self._store_new_room(config)
+        """Create a room nobody asked for by name (the hall's quick match); raises
+        :class:`ServerFull` beyond ``max_rooms``."""
+        return self._create(RoomConfig.from_json(options), None)
+
+    def _create(self, config: RoomConfig, creator: Creator | None) -> Table:
+        cap = self.limits.max_rooms
+        if cap is not None and len(self.runtimes) >= cap:
+            raise ServerFull(f"the server is full ({len(self.runtimes)} rooms open): "
+                             "try again later")
+        code = self._store_new_room(config, creator)
         table = Table(code, config)
         self.runtimes[code] = Runtime(self, table)
+        if creator is not None:
+            self.creators[code] = creator
         return table
 
-    def _store_new_room(self, config: RoomConfig) -> str:
+    def _store_new_room(self, config: RoomConfig, creator: Creator | None = None) -> str:
         """Store a room under a fresh code (:func:`new_room_code`); a code an ended room
         kept in storage is refused there, and another one is drawn. Several processes:
         the room is stored with its lease, owned by this process from the start."""
@@ -173,12 +256,12 @@ class Server:
             if code in self.runtimes:
                 continue
             try:
-                store(code, config.to_json())
+                store(code, config.to_json(), creator)
             except Exception:  # the storage's unique-key error (SQLite or another backend)
                 continue
             return code
         code = new_room_code()
-        store(code, config.to_json())  # lets the storage's error out
+        store(code, config.to_json(), creator)  # lets the storage's error out
         return code
 
     def find_room(self, code: str) -> Runtime | None:

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from paohuzi.server.dblock import DatabaseLock
 from paohuzi.server.economy import pay
 from paohuzi.server.migrations import migrate_sqlite, new_public_id
+from paohuzi.server.roombounds import Creator
 
 __all__ = [
     "PlayerRecord",
@@ -95,7 +96,9 @@ class Storage(Protocol):
     def create_player(self, nickname: str, beans: int = 0) -> tuple[PlayerRecord, str]: ...
     def player_by_token(self, token: str) -> PlayerRecord | None: ...
     def player(self, player_id: int) -> PlayerRecord | None: ...
-    def create_room(self, code: str, config: dict[str, Any]) -> None: ...
+    def create_room(self, code: str, config: dict[str, Any],
+                    creator: Creator | None = None) -> None: ...
+    def room_creator(self, code: str) -> Creator | None: ...
     def rooms(self) -> list[tuple[str, dict[str, Any]]]: ...
     def append_log(self, room: str, entry: dict[str, Any]) -> int: ...
     def load_log(self, room: str) -> list[dict[str, Any]]: ...
@@ -114,6 +117,22 @@ class Storage(Protocol):
     def save_match(self, room: str, number: int, summary: dict[str, Any]) -> None: ...
     def matches_in_room(self, room: str) -> list[dict[str, Any]]: ...
     def close(self) -> None: ...
+
+
+def creator_row(creator: Creator | None) -> tuple[int | None, str | None]:
+    """A room's creator as its two columns (both backends)."""
+    return (None, None) if creator is None else (creator.player, creator.address)
+
+
+def creator_of(row: Any) -> Creator | None:
+    """A room's creator from its two columns (both backends).
+
+    >>> creator_of((7, "ab")), creator_of((None, None)), creator_of(None)
+    (Creator(player=7, address='ab'), None, None)
+    """
+    if row is None or row[0] is None:
+        return None
+    return Creator(int(row[0]), str(row[1] or ""))
 
 
 def game_summaries(rows: Any) -> list[dict[str, Any]]:
@@ -193,11 +212,22 @@ class SQLiteStorage:
             ).fetchone()
         return self._row_player(row)
 
-    def create_room(self, code: str, config: dict[str, Any]) -> None:
+    def create_room(self, code: str, config: dict[str, Any],
+                    creator: Creator | None = None) -> None:
+        """Store a new room (``creator``: the person who created it, None for the hall's)."""
         with self._lock:
             now = time.time()
-            self._db.execute("INSERT INTO rooms (code, config, created, touched) "
-                             "VALUES (?, ?, ?, ?)", (code, json.dumps(config), now, now))
+            self._db.execute(
+                "INSERT INTO rooms (code, config, created, touched, creator, creator_address) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (code, json.dumps(config), now, now, *creator_row(creator)))
+
+    def room_creator(self, code: str) -> Creator | None:
+        """Who created a room (None: the hall, a room of an older server, or no room)."""
+        with self._lock:
+            row = self._db.execute("SELECT creator, creator_address FROM rooms WHERE code = ?",
+                                   (code,)).fetchone()
+        return creator_of(row)
 
     def rooms(self) -> list[tuple[str, dict[str, Any]]]:
         """The rooms still open (an ended room is never replayed)."""
