@@ -97,7 +97,33 @@ def test_an_address_keeps_its_cap_across_accounts_and_joined_rooms(tmp_path):
         codes = [srv.room(token, **TWO_SEATS) for token in (first, second, first, second)]
         assert sum(live(srv, c) for c in [joined, *codes]) == 3
         assert live(srv, codes[-1]) and live(srv, codes[-2])
+        assert live(srv, joined)  # a match with another person is never ended for a cap
     bounds = Limits(max_open_rooms_per_player=100, max_open_rooms_per_address=3)
+    with live_server(str(tmp_path / "g.db"), bounds) as srv:
+        asyncio.run(go(srv))
+
+
+def test_joined_rooms_are_refused_a_new_room_rather_than_ended(tmp_path):
+    """When only rooms with another person's seat (matches not over) fill an address's
+    cap, a new room is refused (429): nobody's match is ended, even with nobody
+    connected (they may be reconnecting)."""
+    async def go(srv: LiveServer) -> None:
+        _, first = srv.player("甲")
+        _, second = srv.player("乙")
+        joined = []
+        for _ in range(2):
+            code = srv.room(first, **TWO_SEATS)
+            conn = await connect(srv, code, second)
+            await conn.send({"type": "sit", "seat": 0})
+            await conn.until(lambda m: m.get("type") == "ack")
+            await conn.ws.close()
+            joined.append(code)
+        await asyncio.sleep(0.2)  # the disconnections are seen
+        reply = post_room(srv, second)
+        assert reply.status_code == 429, reply.text
+        assert "too many open rooms" in reply.json()["error"]
+        assert all(live(srv, c) for c in joined)
+    bounds = Limits(max_open_rooms_per_player=100, max_open_rooms_per_address=2)
     with live_server(str(tmp_path / "g.db"), bounds) as srv:
         asyncio.run(go(srv))
 

@@ -2,14 +2,16 @@
 an address may keep, and how many rooms one process serves.
 
 A room a person creates is *open* for his account while no other person holds one of its
-seats. Creating one room more than the account's cap first ends the account's oldest open
-room that nobody is connected to (as idle expiry ends a room); when every one of them has
-a connection, the new room is refused (:class:`TooManyOpenRooms`). An address's cap counts
-every live room created from it, joined or not (accounts are free to make: another
-account of the same address joining must not lift the bound); it ends the oldest such room
-nobody is connected to, one nobody else joined first. Beyond the process's cap new rooms
-are refused (:class:`ServerFull`). Rooms the hall's quick match makes have no creator:
-only the process's cap counts them.
+seats in a match not yet over. Creating one room more than the account's cap first ends
+the account's oldest open room that nobody is connected to (as idle expiry ends a room);
+when every one of them has a connection, the new room is refused
+(:class:`TooManyOpenRooms`). An address's cap counts every live room created from it,
+joined or not (accounts are free to make: another account of the same address joining
+must not lift the bound), and ends the oldest open one nobody is connected to. A joined
+room is never ended for a cap — its people may only be reconnecting, and losing their
+match is worse than refusing a room: when nothing can be ended, the new room is refused.
+Beyond the process's cap new rooms are refused (:class:`ServerFull`). Rooms the hall's
+quick match makes have no creator: only the process's cap counts them.
 
 >>> a, b = Creator(1, address_key("10.0.0.1")), Creator(2, address_key("10.0.0.1"))
 >>> rooms = [LiveRoom("100001", a, joined=False, connected=False),
@@ -24,6 +26,11 @@ only the process's cap counts them.
 Traceback (most recent call last):
 ...
 paohuzi.server.roombounds.TooManyOpenRooms: too many open rooms: your account has 1 room ...
+>>> rooms_to_end(rooms[1:], b, RoomCaps(per_player=None, per_address=2, total=None))
+... # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+paohuzi.server.roombounds.TooManyOpenRooms: too many open rooms: your address has 2 rooms ...
 >>> rooms_to_end(rooms, b, RoomCaps(per_player=None, per_address=None, total=3))
 Traceback (most recent call last):
 ...
@@ -88,7 +95,8 @@ class LiveRoom:
     code: str
     creator: Creator
     joined: bool
-    """A person other than its creator holds one of its seats."""
+    """A person other than its creator holds one of its seats, in a match not over: the
+    room is never ended for a cap."""
     connected: bool
     """Somebody is connected to it now."""
 
@@ -130,10 +138,10 @@ def _over(counted: list[LiveRoom], cap: int, ending: list[str], who: str,
     excess = len(left) - cap + 1
     if excess <= 0:
         return []
-    idle = [r.code for r in left if not r.connected]
+    idle = [r.code for r in left if not r.connected and not r.joined]
     if len(idle) < excess:
         rooms = "room" if len(left) == 1 else "rooms"
         raise TooManyOpenRooms(
             f"too many open rooms: {who} has {len(left)} {rooms} {which}, each with someone "
-            "connected; leave one of them and try again")
+            "connected or a match with other people; leave one of them and try again")
     return idle[:excess]

@@ -178,8 +178,10 @@ class Server:
             if runtime is None:
                 del self.creators[code]
                 continue
-            joined = any(s.kind == "human" and s.player not in (None, creator.player)
-                         for s in runtime.table.seats)
+            table = runtime.table
+            playing = table.match is None or not table.match.over
+            joined = playing and any(s.kind == "human" and s.player not in (None, creator.player)
+                                     for s in table.seats)
             rooms.append(LiveRoom(code, creator, joined, bool(runtime.clients)))
         return rooms
 
