@@ -232,3 +232,26 @@ def test_a_room_shows_only_the_chosen_presets_options(browser, srv):  # noqa: F8
             path=str(SHOTS / f"create-{preset['name']}-568x320.png"))
         assert page.evaluate("document.scrollingElement.scrollWidth") <= 568
     context.close()
+
+
+@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 360, "height": 780}])
+def test_a_hand_of_many_columns_fits_a_phone_held_upright(browser, srv, viewport):  # noqa: F811
+    """Held upright, a hand spread over more columns than the screen is wide for (12 at
+    31 px on 360-390 px) closes its columns up instead of running off the screen (a CI
+    run once found a hand card 20 px past a 390 px screen). The columns are cloned in the
+    page: the check is of the layout, whatever hand the deal gives."""
+    welcome, state = _mock_table_messages()
+    context = browser.new_context(viewport=viewport)
+    enter(context.new_page(), srv.base, "竖屏")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".seat.bottom .hand .card")
+    page.evaluate("""() => {
+        const hand = document.querySelector('.seat.bottom .hand');
+        const columns = [...hand.querySelectorAll('.column')];
+        for (let i = 0; hand.querySelectorAll('.column').length < 12; i++)
+            hand.append(columns[i % columns.length].cloneNode(true));
+    }""")
+    page.wait_for_timeout(100)
+    assert page.evaluate("document.querySelectorAll('.seat.bottom .hand .column').length") == 12
+    assert layout_problems(page) == []
+    context.close()
