@@ -31,6 +31,9 @@ SMALL_PHONES = {"640x360": {"width": 640, "height": 360}, "568x320": {"width": 5
                 "740x360": {"width": 740, "height": 360}, "915x412": {"width": 915, "height": 412},
                 "640x300": {"width": 640, "height": 300}}
 """Phones held sideways smaller than issue 12's two, and a page shortened by its bars."""
+UPRIGHT_PHONES = {f"{w}x{h}": {"width": w, "height": h}
+                  for w, h in ((390, 844), (360, 780), (375, 667), (360, 640))}
+"""Phones held upright (the second way the game is played)."""
 
 
 def at_every_size(page: Any, name: str) -> dict[str, list[str]]:
@@ -254,4 +257,33 @@ def test_a_hand_of_many_columns_fits_a_phone_held_upright(browser, srv, viewport
     page.wait_for_timeout(100)
     assert page.evaluate("document.querySelectorAll('.seat.bottom .hand .column').length") == 12
     assert layout_problems(page) == []
+    context.close()
+
+
+@pytest.mark.parametrize("moment", ["claim", "picker", "crowded", "settlement"])
+def test_phones_held_upright_a_claim_the_chi_choice_a_crowded_table_and_the_settlement(
+        browser, srv, moment):  # noqa: F811
+    """Held upright, the same moments fit each phone: with my groups and pile on the
+    table, the hand and the buttons stay under them (they once wrapped into a second
+    column, off the screen's right edge)."""
+    if moment in ("crowded", "settlement"):
+        welcome, state = mock_state(crowded_hand(ended=moment == "settlement"))
+    else:
+        welcome, state = _mock_table_messages()
+    context = browser.new_context(viewport=UPRIGHT_PHONES["390x844"])
+    enter(context.new_page(), srv.base, "竖屏")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".settlement [data-name=next-hand]" if moment == "settlement"
+                           else ".seat.bottom .hand .card")
+    if moment == "picker":
+        page.click("[data-name=chi]")
+        page.wait_for_selector(".picker .pick")
+    problems = {}
+    for size, viewport in UPRIGHT_PHONES.items():
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(SHOTS / f"upright-{moment}-{size}.png"))
+        if found := layout_problems(page):
+            problems[size] = found
+    assert problems == {}
     context.close()
