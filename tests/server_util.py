@@ -131,3 +131,8 @@ def live_server(database: str, limits: Limits | None = None,
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
+
+
+def auth(token: str) -> dict[str, str]:
+    """The HTTP header of a player's token."""
+    return {"authorization": f"Bearer {token}"}

@@ -11,7 +11,7 @@ import time
 
 import httpx
 import pytest
-from server_util import live_server
+from server_util import auth, live_server
 
 pytest.importorskip("starlette")
 
@@ -42,10 +42,6 @@ def srv(module_database):
     """A live server on each backend (SQLite, PostgreSQL: conftest.module_database)."""
     with live_server(module_database) as server:
         yield server
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 # ---- presets and options from the API ------------------------------------------------

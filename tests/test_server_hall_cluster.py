@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from cluster_util import Process, owner_port
+from server_util import auth
 
 from paohuzi.server.cluster import LEASE_TTL, RENEW_EVERY
 
@@ -24,10 +25,6 @@ GONE_BOUND = LEASE_TTL + RENEW_EVERY + 1.5
 census lives a lease lifetime after its last publication (at most at the kill), a
 hall reads the others at most every half upkeep round, and a margin for a loaded
 machine."""
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 def new_player(proc: Process, nickname: str) -> str:

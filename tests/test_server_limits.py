@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from server_util import LiveServer, live_server
+from server_util import LiveServer, auth, live_server
 from test_server_protocol import Conn, connect
 
 pytest.importorskip("starlette")
@@ -35,10 +35,6 @@ def limits(**changes: Any) -> Any:
 def srv(tmp_path):
     with live_server(str(tmp_path / "game.db")) as server:
         yield server
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 def post_raw(srv: LiveServer, path: str, body: bytes, token: str | None = None) -> httpx.Response:

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_util import live_server, until
+from server_util import auth, live_server, until
 
 pytest.importorskip("starlette")
 websockets = pytest.importorskip("websockets")
@@ -34,10 +34,6 @@ from paohuzi.server.table import RoomConfig, Table, TableError  # noqa: E402
 WAIT = 3.0
 SETTINGS = MatchSettings(wait=WAIT, tick=0.1, computer="random",
                          options={"claim_window": 0.05, "bot_delay": 0.0, "next_delay": 0.5})
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 def client_from(address: str) -> httpx.Client:

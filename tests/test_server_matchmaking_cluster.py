@@ -10,16 +10,12 @@ from typing import Any
 import httpx
 import pytest
 from cluster_util import Process, owner_port
-from server_util import until
+from server_util import auth, until
 
 pytest.importorskip("psycopg")
 pytest.importorskip("redis")
 
 TICK, TTL = 0.1, 2.0
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 def client_from(address: str) -> httpx.Client:

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from server_util import LiveServer, live_server
+from server_util import LiveServer, auth, live_server
 from test_server_protocol import connect
 
 pytest.importorskip("starlette")
@@ -30,10 +30,6 @@ from paohuzi.server.messages import MAX_SEQ
 def srv(tmp_path):
     with live_server(str(tmp_path / "game.db")) as server:
         yield server
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 # ---- HTTP: every parameter a player chooses -----------------------------------------

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_util import LiveServer, live_server
+from server_util import LiveServer, auth, live_server
 from test_server_protocol import connect
 
 pytest.importorskip("starlette")
@@ -26,13 +26,19 @@ from paohuzi.server.storage import SQLiteStorage
 TWO_SEATS = {"seats": ["human", "human", "normal"], "timer": 60}
 
 
-def auth(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
-
-
 def post_room(srv: LiveServer, token: str, path: str = "/api/rooms",
               **options: Any) -> httpx.Response:
     return httpx.post(f"{srv.base}{path}", json={**TWO_SEATS, **options}, headers=auth(token))
+
+
+async def room_joined_by(srv: LiveServer, owner: str, guest: str) -> str:
+    """A room ``owner`` creates in which ``guest`` takes a seat, then disconnects."""
+    code = srv.room(owner, **TWO_SEATS)
+    conn = await connect(srv, code, guest)
+    await conn.send({"type": "sit", "seat": 0})
+    await conn.until(lambda m: m.get("type") == "ack")
+    await conn.ws.close()
+    return code
 
 
 def live(srv: LiveServer, code: str) -> bool:
@@ -70,11 +76,7 @@ def test_a_room_another_person_joined_no_longer_counts_for_its_creator(tmp_path)
     async def go(srv: LiveServer) -> None:
         _, token = srv.player("房主")
         _, guest = srv.player("来客")
-        joined = srv.room(token, **TWO_SEATS)
-        conn = await connect(srv, joined, guest)
-        await conn.send({"type": "sit", "seat": 0})
-        await conn.until(lambda m: m.get("type") == "ack")
-        await conn.ws.close()
+        joined = await room_joined_by(srv, token, guest)
         others = [srv.room(token, **TWO_SEATS) for _ in range(3)]
         assert live(srv, joined)
         assert [live(srv, c) for c in others] == [False, True, True]
@@ -89,11 +91,7 @@ def test_an_address_keeps_its_cap_across_accounts_and_joined_rooms(tmp_path):
     async def go(srv: LiveServer) -> None:
         _, first = srv.player("甲")
         _, second = srv.player("乙")
-        joined = srv.room(first, **TWO_SEATS)
-        conn = await connect(srv, joined, second)
-        await conn.send({"type": "sit", "seat": 0})
-        await conn.until(lambda m: m.get("type") == "ack")
-        await conn.ws.close()
+        joined = await room_joined_by(srv, first, second)
         codes = [srv.room(token, **TWO_SEATS) for token in (first, second, first, second)]
         assert sum(live(srv, c) for c in [joined, *codes]) == 3
         assert live(srv, codes[-1]) and live(srv, codes[-2])
@@ -110,14 +108,7 @@ def test_joined_rooms_are_refused_a_new_room_rather_than_ended(tmp_path):
     async def go(srv: LiveServer) -> None:
         _, first = srv.player("甲")
         _, second = srv.player("乙")
-        joined = []
-        for _ in range(2):
-            code = srv.room(first, **TWO_SEATS)
-            conn = await connect(srv, code, second)
-            await conn.send({"type": "sit", "seat": 0})
-            await conn.until(lambda m: m.get("type") == "ack")
-            await conn.ws.close()
-            joined.append(code)
+        joined = [await room_joined_by(srv, first, second) for _ in range(2)]
         await asyncio.sleep(0.2)  # the disconnections are seen
         reply = post_room(srv, second)
         assert reply.status_code == 429, reply.text

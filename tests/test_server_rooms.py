@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from server_util import live_server
+from server_util import auth, live_server
 from test_server_protocol import connect, play_until_result
 
 from paohuzi.core.groups import group_huxi
@@ -24,10 +24,6 @@ from paohuzi.server.server import normal_room_code
 def srv(tmp_path):
     with live_server(str(tmp_path / "rooms.db")) as server:
         yield server
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 def test_codes_are_six_digits_typed_any_way_and_the_creator_may_sit(srv):
