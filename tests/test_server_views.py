@@ -19,7 +19,7 @@ from paohuzi.game.view import observe, view_json
 from paohuzi.players.sampling import random_positions
 from paohuzi.server.seats import match_view
 from paohuzi.server.table import RoomConfig, Table
-from paohuzi.server.views import dumps
+from paohuzi.server.views import Body, apply_changes, dumps
 
 
 def _fresh(table: Table, viewer: int | None, hand: Hand | None) -> dict[str, Any]:
@@ -43,11 +43,17 @@ def _fresh(table: Table, viewer: int | None, hand: Hand | None) -> dict[str, Any
     return {"view": view, "events": events, "waits": waits}
 
 
-def _check(table: Table, hand: Hand | None, seen: dict[Any, tuple[str, str]]) -> int:
-    """Every viewer's kept body equals a fresh one; equal digests mean equal content."""
+def _check(table: Table, hand: Hand | None, seen: dict[Any, tuple[str, str]],
+           last: dict[Any, Body] | None = None) -> int:
+    """Every viewer's kept body equals a fresh one; equal digests mean equal content.
+    ``last``: each viewer's previous body, and the delta from it must rebuild the new one
+    (the view members the public views share are diffed once for every viewer)."""
     viewers = [0, 1, 2, None]
     bodies = table.bodies(viewers, hand)
     for v in viewers:
+        if last is not None:
+            _check_delta(last.get(v), bodies[v])
+            last[v] = bodies[v]
         body = bodies[v].to_dict()
         fresh = _fresh(table, v, hand)
         assert body["view"] == fresh["view"]
@@ -69,13 +75,32 @@ def _check(table: Table, hand: Hand | None, seen: dict[Any, tuple[str, str]]) ->
     return len(bodies)
 
 
+DELTAS_CHECKED = [0]
+
+
+def _check_delta(old: Body | None, new: Body) -> None:
+    """The ``delta`` from ``old`` to ``new`` turns ``old``'s members into ``new``'s."""
+    if old is None or old.hash == new.hash:
+        return
+    text = new.delta_text(old, 8, 0, None)
+    if text is None:  # the full state is about as short
+        return
+    delta = json.loads(text)
+    before = json.loads("{" + old.head_json + "}")
+    assert apply_changes(before, delta["set"], delta["unset"]) == \
+        json.loads("{" + new.head_json + "}")
+    DELTAS_CHECKED[0] += 1
+
+
 @pytest.mark.parametrize("preset", ["qq", "hunan"])
 def test_kept_bodies_equal_fresh_views_at_every_moment(preset):
     table = Table("views", RoomConfig.from_json({"rules": preset, "seats": ["human"] * 3}))
     checked = [0]
     seen: dict[Any, tuple[str, str]] = {}
+    last: dict[Any, Body] = {}
+    deltas_before = DELTAS_CHECKED[0]
     table.on_claim_point = lambda hand: checked.__setitem__(0, checked[0] + _check(
-        table, hand, seen))
+        table, hand, seen, last))
     for s in range(3):
         table.apply({"k": "sit", "seat": s, "player": s + 1, "nickname": f"p{s}"})
     rng = random.Random(5)
@@ -89,9 +114,10 @@ def test_kept_bodies_equal_fresh_views_at_every_moment(preset):
             action = rng.choice(table.hand.legal_actions(hand_seat))
             table.apply({"k": "act", "seat": table.match_seat(hand_seat),
                          "action": action.text, "player": 1})
-            checked[0] += _check(table, None, seen)
+            checked[0] += _check(table, None, seen, last)
         table.apply({"k": "settled", "hand": hand_no})
     assert checked[0] > 300
+    assert DELTAS_CHECKED[0] - deltas_before > 300
 
 
 def test_waits_prefilter_changes_no_answer(monkeypatch):

@@ -91,7 +91,8 @@ class Runtime:
         self.table.apply(entry)
         self.note_activity()
         self.changed.set()
-        self._capture(self.frame(None, claim_point=False))
+        if not self.table.shown_at_claim_point:  # else the claim point's frame shows it
+            self._capture(self.frame(None, claim_point=False))
         if entry["k"] in PRESENCE_ENTRIES:
             self.presence_changed()
 

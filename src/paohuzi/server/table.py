@@ -26,6 +26,7 @@ import hashlib
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from paohuzi.core.errors import PaohuziError
@@ -55,7 +56,6 @@ from paohuzi.server.views import (
     SeatViews,
     SharedEvents,
     digest_of,
-    dumps,
     members_json,
 )
 
@@ -148,8 +148,9 @@ class RoomConfig:
                 "claim_window": self.claim_window, "hands": self.hands,
                 "changci": self.changci}
 
-    @property
+    @cached_property
     def ruleset(self) -> Ruleset:
+        """The room's rules (parsed once: the config is frozen, and so is a Ruleset)."""
         return Ruleset.from_dict(self.rules)
 
     @property
@@ -341,6 +342,7 @@ class Table:
     # ---- applying log entries (deterministic) --------------------------------------
 
     def apply(self, entry: dict[str, Any]) -> None:
+        self.shown_at_claim_point = False
         try:
             self._apply(entry)
         finally:
@@ -466,13 +468,15 @@ class Table:
         """Count a change of the hand for bodies(): ``_moment`` when the table may look
         different to anyone; only the answering seat's own count for an answer to a
         claim that stays open (answers are secret: nobody else sees a thing); nothing
-        for a discard that stopped at its claim point (the views of that moment hold)."""
+        for a discard that stopped at its claim point (the views of that moment hold,
+        and :attr:`shown_at_claim_point` says so)."""
         hand, at = self.hand, self._at_claim
         if entry["k"] == "act" and hand is not None and at is not None and \
                 hand is at[0] and not hand.ended and hand.claim is not None and \
                 hand.claim is at[1] and len(hand.events) == at[2] and self._moment == at[3]:
             answered = hand.claim.answers
             if not answered:
+                self.shown_at_claim_point = True
                 return
             seat = self.hand_seat(entry["seat"])
             if seat is not None and seat in answered:
@@ -558,7 +562,7 @@ class Table:
     _hash: str = ""
     _waits_cache: dict[int, tuple[tuple[int, int, int], list[dict[str, Any]]]] = field(
         default_factory=dict)
-    _seat_parts: dict[int | None, tuple[Any, tuple[Any, str, Any, str]]] = field(
+    _seat_parts: dict[int | None, tuple[Any, tuple[Any, str, Any, str, Any]]] = field(
         default_factory=dict, compare=False, repr=False)
     _shared: SharedEvents | None = field(default=None, compare=False, repr=False)
     _event_logs: dict[int | None, EventLog] = field(default_factory=dict, compare=False,
@@ -574,6 +578,10 @@ class Table:
     """The hand, its claim, its event count and the moment at its last claim point."""
     _seat_moments: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
     """Per hand seat, the changes only that seat sees (its secret answers on a claim)."""
+    shown_at_claim_point: bool = field(default=False, compare=False, repr=False)
+    """The last applied entry left the table exactly as at the claim point it reached
+    (a discard or draw that stopped at its claim point, everything else applied before
+    it): the frame of that claim point shows it all, so no frame after it is needed."""
     _commitment: tuple[Any, str] = field(default=(None, ""), compare=False, repr=False)
     """The next hand's commitment, kept with the ``next_secret`` it is of."""
 
@@ -641,20 +649,23 @@ class Table:
         out = {}
         for v in viewers:
             hand_seat = playing.index(v) if v in playing else None
-            view, view_text, waits, waits_text = self._seat_part(state, hand_seat, in_progress)
+            view, view_text, waits, waits_text, public = self._seat_part(state, hand_seat,
+                                                                        in_progress)
             log = self._event_logs.get(hand_seat)
             if log is None or not log.fits(hand, hand_seat, playing):
                 log = self._event_logs[hand_seat] = EventLog(
                     hand, hand_seat, playing, self._shared_events(hand, playing))
             out[v] = self._body(v, [table_member, ("you", v, _seat_json(v)),
                                     self._next_shuffle_member(v), ("view", view, view_text),
-                                    ("waits", waits, waits_text), shuffle_member], log)
+                                    ("waits", waits, waits_text), shuffle_member], log,
+                                public)
         return out
 
     def _body(self, viewer: int | None, members: list[tuple[str, Any, str]],
-              log: EventLog) -> Body:
+              log: EventLog, public: Any = None) -> Body:
         """The viewer's body: its last one again while every member's text and its
-        events are the same (a frame after a change no viewer can see)."""
+        events are the same (a frame after a change no viewer can see). ``public``: the
+        public view its ``view`` member was built on (:class:`~paohuzi.server.views.Body`)."""
         count = log.catch_up()
         key = (tuple([text for _, _, text in members]), count)
         kept = self._bodies.get(viewer)
@@ -662,7 +673,7 @@ class Table:
             return kept[1]
         head_json = members_json([(name, text) for name, _, text in members])
         body = Body(digest_of(head_json, count), {name: value for name, value, _ in members},
-                    head_json, log, count)
+                    head_json, log, count, public)
         self._bodies[viewer] = (key, body)
         return body
 
@@ -678,7 +689,7 @@ class Table:
                                  self._next_shuffle(viewer))
 
     def _seat_part(self, state: tuple[Hand, tuple[int, ...], Any], hand_seat: int | None,
-                   in_progress: bool) -> tuple[Any, str, Any, str]:
+                   in_progress: bool) -> tuple[Any, str, Any, str, Any]:
         """A hand seat's view (``None``: a spectator's) and waits, with their JSON; kept
         while the hand, its seats, its whole state and what only this seat sees of it
         stay the same."""
@@ -688,10 +699,11 @@ class Table:
         cached = self._seat_parts.get(hand_seat)
         if cached is not None and cached[0][0] is hand and cached[0][1:] == key[1:]:
             return cached[1]
-        view, view_text = self._seat_views.view(hand, hand_seat, playing, len(self.seats),
-                                                moment)
+        view, view_text, public = self._seat_views.view_part(hand, hand_seat, playing,
+                                                             len(self.seats), moment)
         waits = self._waits(hand, hand_seat) if in_progress else []
-        part = (view, view_text, waits, dumps(waits))
+        _, waits, waits_text = self._kept.member(("waits", hand_seat), "waits", waits)
+        part = (view, view_text, waits, waits_text, public)
         self._seat_parts[hand_seat] = (key, part)
         return part
 

@@ -28,7 +28,9 @@ Nothing here decides what a viewer may see: the engine's seat view
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,13 +61,15 @@ changed member whole (``view.seats.1.pile`` is at depth 3)."""
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _encode_string = json.encoder.encode_basestring  # what _ENCODER does with a string
+_FINITE_MAX = sys.float_info.max
+_FINITE_MIN = -_FINITE_MAX
 
 
 def dumps(value: Any) -> str:
     """The JSON text the server sends (UTF-8 characters kept, compact separators);
     strings, ``None``, booleans and integers without the encoder's per-call cost.
 
-    >>> values = ("一\\"\\n", None, True, 7, 10**20, [1, "二"], {"a": 1.5})
+    >>> values = ("一\\"\\n", None, True, 7, 10**20, [1, "二"], {"a": 1.5}, 0.25, -1e300)
     >>> [dumps(v) for v in values] == [json.dumps(v, ensure_ascii=False,
     ...                                           separators=(",", ":")) for v in values]
     True
@@ -79,6 +83,8 @@ def dumps(value: Any) -> str:
         return "true" if value else "false"
     if kind is int:
         return int.__repr__(value)
+    if kind is float and _FINITE_MIN <= value <= _FINITE_MAX:  # a timer: no NaN or infinity
+        return float.__repr__(value)
     return _ENCODER.encode(value)
 
 
@@ -319,16 +325,24 @@ class SeatViews:
 
     def view(self, hand: Hand, hand_seat: int | None, playing: Sequence[int],
              seats: int, moment: Any = None) -> tuple[dict[str, Any], str]:
+        """:meth:`view_part`'s view and text."""
+        seen, text, _ = self.view_part(hand, hand_seat, playing, seats, moment)
+        return seen, text
+
+    def view_part(self, hand: Hand, hand_seat: int | None, playing: Sequence[int],
+                  seats: int, moment: Any = None
+                  ) -> tuple[dict[str, Any], str, _Public]:
         """``hand`` seen from ``hand_seat`` (``None``: a spectator), in match seats
         (:func:`~paohuzi.server.seats.match_view`), and its JSON text.
 
         ``moment``: a key of the hand's whole state (``None``: none); the public part of
         the view (the spectator's, :func:`~paohuzi.game.view.observe` with
         ``public=``) is built and encoded once per moment, and a seat's view reuses each
-        of its members that the seat sees the same (only its own are encoded)."""
+        of its members that the seat sees the same (only its own are encoded). Also
+        returns that public view (:meth:`Body._change_pieces` uses it)."""
         public = self._public_part(hand, playing, seats, moment)
         if hand_seat is None:
-            return public.seen, public.text
+            return public.seen, public.text, public
         obs = observe(hand, hand_seat, events=False, public=public.obs)
         tail, texts = self._tail(obs, hand_seat, playing, seats)
         mine = {**tail, "seat": playing[hand_seat], "phase": obs.phase}
@@ -353,7 +367,7 @@ class SeatViews:
             else:  # public members, as every seat sees them
                 seen.update(part[0])
                 parts.append(part[1])
-        return seen, "{" + ",".join(parts) + "}"
+        return seen, "{" + ",".join(parts) + "}", public
 
     def _tail(self, obs: Observation, hand_seat: int, playing: Sequence[int], seats: int
               ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -451,6 +465,7 @@ class KeptMembers:
 
 
 _MISSING = object()
+_SERIALS = itertools.count()
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,6 +484,27 @@ class _Public:
     layouts: dict[bool, tuple[str | tuple[dict[str, Any], str], ...]] = field(
         default_factory=dict)
     """:meth:`layout`'s answers, made when first asked for."""
+    serial: int = field(default_factory=lambda: next(_SERIALS))
+    """Tells this moment's public view from every other (a key for :attr:`diffs`)."""
+    diffs: dict[int, dict[str, tuple[list[str], list[str]]]] = field(default_factory=dict)
+    """:meth:`changes_from`'s answers, by the older public view's :attr:`serial`."""
+
+    def changes_from(self, old: _Public) -> dict[str, tuple[list[str], list[str]]]:
+        """What changed in each view member since ``old``, as the encoded ``set`` and
+        ``unset`` pieces of a ``delta`` (:func:`_piece`), by member: worked out once per
+        pair of moments, for every viewer to whom both members are the public ones."""
+        found = self.diffs.get(old.serial)
+        if found is None:
+            found = {}
+            was_seen = old.seen
+            for key, value in self.seen.items():
+                was = was_seen.get(key, _MISSING)
+                if was is not value and was is not _MISSING:
+                    found[key] = _member_pieces(was, value, DELTA_DEPTH - 1, "view." + key)
+            if len(self.diffs) >= 4:  # the viewers' bases are mostly one moment
+                self.diffs.clear()
+            self.diffs[old.serial] = found
+        return found
 
     def layout(self, claim: bool) -> tuple[str | tuple[dict[str, Any], str], ...]:
         """A seat's view, in order (:func:`_layout`; ``claim``: of a seat that must
@@ -530,6 +566,9 @@ class Body:
     head_json: str = ""
     log: EventLog = NO_EVENTS
     count: int = 0
+    public: _Public | None = field(default=None, compare=False, repr=False)
+    """The public view the ``view`` member was built on (its members that are the public
+    ones are diffed once for every viewer: :meth:`_Public.changes_from`)."""
     deltas: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
     """Kept :meth:`delta_text` changes, by the base body's digest (usually one: the
     viewer's last body; the digest stands for its content, and holds no body alive)."""
@@ -574,8 +613,8 @@ class Body:
         if base.hash in self.deltas:
             text = self.deltas[base.hash]
         else:
-            set_, unset = changes(base.head, self.head)
-            text = f'"set":{dumps(set_)},"unset":{dumps(unset) if unset else "[]"}'
+            sets, unsets = self._change_pieces(base)
+            text = f'"set":{{{",".join(sets)}}},"unset":[{",".join(unsets)}]'
             if len(text) >= DELTA_MAX_SHARE * len(self.head_json):
                 text = None
             if len(self.deltas) >= 4:  # a viewer's connections mostly share their base
@@ -588,6 +627,94 @@ class Body:
         return (f'{{"type":"delta","n":{n},"base":{n - 1},{text},"events_from":{start},'
                 f'"events":[{events}],"hash":"{self.hash}",'
                 f'{_clocks(deadline, next_deadline, turn_deadline)}}}')
+
+
+    def _change_pieces(self, base: Body) -> tuple[list[str], list[str]]:
+        """:func:`changes` from ``base`` to this body, encoded: the ``set`` members
+        (``"path":value``) and the ``unset`` paths, in :func:`changes`' order. The
+        ``view`` members both bodies have from their public views take the changes
+        worked out once per pair of moments (:meth:`_Public.changes_from`).
+
+        >>> from paohuzi.core.rules import Ruleset
+        >>> hand, views = Hand.from_seed(3, Ruleset()), SeatViews()
+        >>> def body(moment, seat):
+        ...     view, _, public = views.view_part(hand, seat, (0, 1, 2), 3, moment)
+        ...     return Body(str(moment), {"you": seat, "view": view}, public=public)
+        >>> old = [body(0, s) for s in (None, 0, 1, 2)]
+        >>> _ = hand.act(hand.pending_seats()[0], hand.legal_actions(hand.pending_seats()[0])[0])
+        >>> new = [body(1, s) for s in (None, 0, 1, 2)]
+        >>> all(b._change_pieces(a) == _pieces(*changes(a.head, b.head))
+        ...     for a, b in zip(old, new))
+        True
+        """
+        old_head, head = base.head, self.head
+        public, old_public = self.public, base.public
+        if public is None or old_public is None:
+            return _pieces(*changes(old_head, head))
+        sets: list[str] = []
+        unsets: list[str] = []
+        get = old_head.get
+        for key, value in head.items():
+            was = get(key, _MISSING)
+            if was is value:
+                continue
+            if was is _MISSING:
+                sets.append(_piece(key, value))
+            elif key == "view" and type(was) is dict and type(value) is dict and was != value:
+                _view_pieces(was, value, old_public, public, sets, unsets)
+            else:
+                pieces = _member_pieces(was, value, DELTA_DEPTH, key)
+                sets += pieces[0]
+                unsets += pieces[1]
+        unsets += [_encode_string(key) for key in old_head if key not in head]
+        return sets, unsets
+
+
+def _view_pieces(was: dict[str, Any], view: dict[str, Any], old_public: _Public,
+                 public: _Public, sets: list[str], unsets: list[str]) -> None:
+    """The encoded changes of a viewer's ``view`` member (:meth:`Body._change_pieces`):
+    a member that is the public one in both views takes the public change."""
+    shared: dict[str, tuple[list[str], list[str]]] | None = None
+    seen, old_seen = public.seen, old_public.seen
+    get = was.get
+    for key, value in view.items():
+        old = get(key, _MISSING)
+        if old is value:
+            continue
+        if old is _MISSING:
+            sets.append(_piece("view." + key, value))
+        elif value is seen.get(key, _MISSING) and old is old_seen.get(key, _MISSING):
+            if shared is None:
+                shared = public.changes_from(old_public)
+            pieces = shared[key]
+            sets += pieces[0]
+            unsets += pieces[1]
+        else:
+            pieces = _member_pieces(old, value, DELTA_DEPTH - 1, "view." + key)
+            sets += pieces[0]
+            unsets += pieces[1]
+    if not was.keys() <= view.keys():
+        unsets += [_encode_string("view." + key) for key in was if key not in view]
+
+
+def _member_pieces(was: Any, value: Any, depth: int, path: str
+                   ) -> tuple[list[str], list[str]]:
+    """:func:`_member`'s changes of one member, encoded (:func:`_pieces`)."""
+    set_: dict[str, Any] = {}
+    unset: list[str] = []
+    _member(was, value, depth, path, set_, unset)
+    return _pieces(set_, unset)
+
+
+def _pieces(set_: dict[str, Any], unset: list[str]) -> tuple[list[str], list[str]]:
+    """:func:`changes`' answer encoded: ``"path":value`` members and ``"path"`` texts."""
+    return [_piece(path, value) for path, value in set_.items()], \
+        [_encode_string(path) for path in unset]
+
+
+def _piece(path: str, value: Any) -> str:
+    """One ``set`` member of a ``delta``: ``"path":value``."""
+    return f"{_encode_string(path)}:{dumps(value)}"
 
 
 def _clocks(deadline: float | None, next_deadline: float | None,
