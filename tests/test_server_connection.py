@@ -1,19 +1,23 @@
 """A connection's messages (server/connection.py, server/eager.py, issue 14): handed to
 the socket in the poster's step when it takes them at once; when it does not, they wait
 in order (none overtakes an earlier one), each within SEND_TIMEOUT, or the connection is
-cut off."""
+cut off. Under our uvicorn protocol (server/transport.py) a message handed over at once
+is written through the connection's SEND_TEXT_NOW, with the bytes uvicorn would write."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
+from starlette.websockets import WebSocketState
 
 from paohuzi.server import connection
 from paohuzi.server.connection import Client
 from paohuzi.server.eager import start
 from paohuzi.server.storage import PlayerRecord
+from paohuzi.server.transport import SEND_TEXT_NOW
 
 PLAYER = PlayerRecord(1, "p", 0, 0, 0, 0, 25.0, 8.333)
 
@@ -41,6 +45,25 @@ class Socket:
 
 def client(ws: Socket) -> Client:
     return Client(ws, PLAYER, 0)  # type: ignore[arg-type]
+
+
+class DirectSocket(Socket):
+    """A :class:`Socket` whose connection offers SEND_TEXT_NOW, as our uvicorn protocol
+    does: it takes a message at once while ``open`` is set (recorded in ``direct``, and
+    in ``taken`` as the socket's order), else declines."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.direct: list[str] = []
+        self.application_state = WebSocketState.CONNECTED
+        self.scope = {"extensions": {SEND_TEXT_NOW: {"send": self.send_text_now}}}
+
+    def send_text_now(self, text: str) -> bool:
+        if not self.open.is_set():
+            return False
+        self.direct.append(text)
+        self.taken.append(text)
+        return True
 
 
 def test_a_socket_that_takes_the_message_gets_it_in_the_posters_step() -> None:
@@ -193,3 +216,181 @@ def test_short_send_path_falls_back_when_the_library_names_differ() -> None:
 
     bare = SmallPlainWebSocketProtocol.__new__(SmallPlainWebSocketProtocol)
     assert bare._plain_now() is False
+
+
+def test_the_direct_way_is_taken_when_offered_and_nothing_waits() -> None:
+    async def go() -> tuple[DirectSocket, Any]:
+        ws = DirectSocket()
+        return ws, client(ws).post("a")
+
+    ws, writer = asyncio.run(go())
+    assert writer is None and ws.direct == ["a"] == ws.taken
+    assert Client(Socket(), PLAYER, 0).write_now is None  # type: ignore[arg-type]
+
+
+def test_no_message_overtakes_one_waiting_by_the_direct_way() -> None:
+    """Once a message waits (the direct way declined, the socket is slow), later ones
+    queue behind it even when the socket would take them directly again."""
+    async def go() -> tuple[DirectSocket, list[str], list[str]]:
+        ws = DirectSocket()
+        c = client(ws)
+        ws.open.clear()
+        first = c.post("1")  # declined, then waits the ASGI way
+        assert first is not None
+        ws.open.set()  # the socket would take a message at once now …
+        assert c.post("2") is first  # … but "1" waits: "2" goes behind it
+        assert ws.taken == [] and list(c.outbox) == ["2"]
+        await asyncio.wait([first])
+        queued = list(ws.taken)
+        assert c.post("3") is None  # nothing waits: directly, in the poster's step
+        return ws, queued, list(ws.taken)
+
+    ws, queued, taken = asyncio.run(go())
+    assert queued == ["1", "2"] and taken == ["1", "2", "3"]
+    assert ws.direct == ["3"]
+
+
+def test_a_closed_connection_is_not_written_to_directly() -> None:
+    """After the app has closed the socket (starlette's state), a message goes the ASGI
+    way, which refuses it as before: the connection is cut off."""
+    async def go() -> tuple[DirectSocket, Client]:
+        ws = DirectSocket()
+        ws.application_state = WebSocketState.DISCONNECTED
+        ws.fail = True  # starlette raises for a send after close
+        c = client(ws)
+        await c.send_text("x")
+        return ws, c
+
+    ws, c = asyncio.run(go())
+    assert ws.direct == [] and c.dropped and ws.closed == [1013]
+
+
+async def _serve_one(endpoint: Any, talk: Any) -> Any:
+    """Run ``endpoint`` (a WebSocket route) under our uvicorn configuration on a free
+    port in this loop, and ``talk(url)`` to it; ``talk``'s answer."""
+    import uvicorn
+    from server_util import free_port
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+
+    from paohuzi.server.transport import uvicorn_config
+
+    port = free_port()
+    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        return await talk(f"ws://127.0.0.1:{port}/ws")
+    finally:
+        server.should_exit = True
+        await task
+
+
+SAMPLES = ["", "a", "x" * 125, "y" * 126, json.dumps({"type": "chat", "text": "大三"},
+                                                     ensure_ascii=False),
+           "大" * 341, "z" * 1023, "w" * 1024, "v" * 70000]
+
+
+@pytest.mark.parametrize("compression", ["deflate", None])
+def test_the_direct_way_writes_the_bytes_uvicorn_writes(compression: str | None) -> None:
+    """Over a real socket: each sample written by SEND_TEXT_NOW, then by uvicorn's own
+    ``send`` (the ``websockets`` library's framing); the bytes are the same wherever the
+    direct way takes the message (always uncompressed, compressed only from 1024 bytes
+    up), and the client reads every message, in order."""
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    written: list[tuple[str, bool, bytes, bytes]] = []
+
+    class Recorder:
+        def __init__(self, transport: Any) -> None:
+            self.transport, self.out = transport, bytearray()
+
+        def write(self, data: bytes) -> None:
+            self.out += data
+            self.transport.write(data)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.transport, name)
+
+    async def endpoint(ws: Any) -> None:
+        await ws.accept()
+        direct = ws.scope["extensions"][SEND_TEXT_NOW]["send"]
+        protocol = direct.__self__
+        recorder = protocol.transport = Recorder(protocol.transport)
+        for text in SAMPLES:
+            recorder.out.clear()
+            took = direct(text)
+            fast = bytes(recorder.out)
+            recorder.out.clear()
+            await WebSocketsSansIOProtocol.send(protocol, {"type": "websocket.send",
+                                                           "text": text})
+            written.append((text, took, fast, bytes(recorder.out)))
+        await ws.receive()  # until the client closes
+
+    def plain(text: str) -> bool:
+        return len(text.encode()) < 1024 or compression is None
+
+    async def talk(url: str) -> list[str]:
+        import websockets
+
+        async with websockets.connect(url, compression=compression, max_size=None) as ws:
+            return [str(await asyncio.wait_for(ws.recv(), 10))
+                    for _ in range(len(SAMPLES) + sum(map(plain, SAMPLES)))]
+
+    got = asyncio.run(_serve_one(endpoint, talk))
+    expected = []
+    for text, took, fast, library in written:
+        assert took == plain(text), text[:10]
+        if took:
+            assert fast == library, text[:10]
+            expected.append(text)
+        else:
+            assert fast == b""
+        expected.append(text)
+    assert got == expected
+
+
+def test_the_server_sends_by_the_direct_way(tmp_path: Any,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real server over a real socket: every message of a connection's start (the
+    welcome, the state, presence) and an ack is written by SEND_TEXT_NOW, none through
+    the ASGI ``send``."""
+    import websockets
+    from server_util import live_server
+
+    from paohuzi.server.transport import SmallPlainWebSocketProtocol
+
+    direct: list[str] = []
+    asgi: list[str] = []
+    send_text_now = SmallPlainWebSocketProtocol.send_text_now
+    send = SmallPlainWebSocketProtocol.send
+
+    def counting_now(self: Any, text: str) -> bool:
+        took = send_text_now(self, text)
+        if took:
+            direct.append(json.loads(text)["type"])
+        return took
+
+    async def counting_send(self: Any, message: Any) -> None:
+        asgi.append(message["type"])
+        await send(self, message)
+
+    monkeypatch.setattr(SmallPlainWebSocketProtocol, "send_text_now", counting_now)
+    monkeypatch.setattr(SmallPlainWebSocketProtocol, "send", counting_send)
+
+    async def go(url: str) -> None:
+        async with websockets.connect(url, compression=None) as ws:
+            await ws.send(json.dumps({"type": "ping", "seq": 1}))
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if msg["type"] == "ack":
+                    return
+
+    with live_server(str(tmp_path / "game.db")) as srv:
+        _, token = srv.player()
+        code = srv.room(token)
+        asyncio.run(go(f"{srv.ws_url(code)}?token={token}"))
+    assert {"welcome", "state", "presence", "ack"} <= set(direct), direct
+    assert "websocket.send" not in asgi, asgi

@@ -6,14 +6,15 @@ import asyncio
 import contextlib
 import json
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketState
 
 from paohuzi.server.eager import start
 from paohuzi.server.storage import PlayerRecord
+from paohuzi.server.transport import SEND_TEXT_NOW
 from paohuzi.server.views import Body
 
 __all__ = ["SEND_TIMEOUT", "Client", "to_json"]
@@ -35,6 +36,10 @@ class Client:
     (the client reads slowly), and every message posted after it, wait in
     :attr:`outbox` for a writer task that sends them in order, each within
     SEND_TIMEOUT, or cuts the connection off.
+
+    Under our uvicorn protocol a message handed over at once skips the ASGI send
+    layers: the connection's :data:`~paohuzi.server.transport.SEND_TEXT_NOW` writes it
+    (same bytes) or declines, and only then is it sent through starlette.
     """
 
     ws: WebSocket
@@ -53,6 +58,12 @@ class Client:
     resync: bool | None = None  # a state to send after the lock: True a full snapshot
     outbox: deque[str] = field(default_factory=deque)  # messages waiting, in order
     writer: asyncio.Task[None] | None = None  # sends the outbox while messages wait
+    write_now: Callable[[str], bool] | None = field(init=False, repr=False)  # SEND_TEXT_NOW
+
+    def __post_init__(self) -> None:
+        scope = getattr(self.ws, "scope", None) or {}
+        offered = (scope.get("extensions") or {}).get(SEND_TEXT_NOW) or {}
+        self.write_now = offered.get("send")
 
     async def send_now(self, message: dict[str, Any]) -> None:
         """Send at once; a client that does not take it within SEND_TIMEOUT is cut off."""
@@ -76,6 +87,10 @@ class Client:
             self.outbox.append(text)
             return self.writer
         try:
+            write_now = self.write_now
+            if write_now is not None and \
+                    self.ws.application_state is WebSocketState.CONNECTED and write_now(text):
+                return None
             rest = start(self.ws.send_text(text))
         except Exception:
             return self._spawn(self._cut_off())

@@ -14,7 +14,10 @@ which cost the server a compressor pass each; RFC 7692 lets a sender leave any m
 uncompressed (its RSV1 bit clear), and every client reads both. Such a message, when the
 socket can take it at once, is framed here (:func:`text_frame`: two to four bytes of
 header) and written, without the ``websockets`` per-frame objects; anything else goes
-the library's way.
+the library's way. The app may skip the ASGI layers too (starlette's and uvicorn's
+``send`` coroutines, several per message): :data:`SEND_TEXT_NOW` in the connection's
+scope ``extensions`` is that short way as a plain call, which writes the message and
+answers True, or writes nothing and answers False (the app then sends it the ASGI way).
 """
 
 from __future__ import annotations
@@ -36,11 +39,17 @@ from websockets.protocol import State
 
 from paohuzi.server.limits import Limits
 
-__all__ = ["COMPRESS_MIN_BYTES", "GuardedH11Protocol", "LargeOnlyDeflate",
+__all__ = ["COMPRESS_MIN_BYTES", "SEND_TEXT_NOW", "GuardedH11Protocol", "LargeOnlyDeflate",
            "SmallPlainWebSocketProtocol", "text_frame", "uvicorn_config"]
 
 COMPRESS_MIN_BYTES = 1024
 """WebSocket messages shorter than this (bytes of UTF-8) are sent uncompressed."""
+
+SEND_TEXT_NOW = "paohuzi.send_text_now"
+"""The ASGI scope extension (``scope["extensions"][SEND_TEXT_NOW]["send"]``) a
+:class:`SmallPlainWebSocketProtocol` connection offers its app: ``send(text) -> bool``,
+:meth:`SmallPlainWebSocketProtocol.send_text_now`. Absent under another server (or a
+test client): the app sends the ASGI way."""
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -147,17 +156,37 @@ class SmallPlainWebSocketProtocol(WebSocketsSansIOProtocol):
                 compress_settings=f.compress_settings)
             if isinstance(f, ServerPerMessageDeflateFactory) else f for f in offered]
 
+    def handle_connect(self, event: Any) -> None:
+        """uvicorn's; the scope it builds for an upgrade offers :data:`SEND_TEXT_NOW`."""
+        super().handle_connect(event)
+        scope: Any = getattr(self, "scope", None)  # none when the handshake is refused
+        if scope is not None:
+            extensions = scope.get("extensions")
+            if extensions is None:
+                extensions = scope["extensions"] = {}
+            extensions[SEND_TEXT_NOW] = {"send": self.send_text_now}
+
     async def send(self, message: Any) -> None:
-        """uvicorn's ``send``; a text message that would go uncompressed, on an open
-        connection whose socket takes it at once, is framed and written here, as uvicorn
-        would (same bytes, same order: nothing of the library's waits to be written)."""
-        text = message.get("text") if message["type"] == "websocket.send" else None
-        if text is not None and message.get("bytes") is None and self._plain_now():
-            data = text.encode()
-            if len(data) < COMPRESS_MIN_BYTES or not self.conn.extensions:
-                self.transport.write(text_frame(data))
+        """uvicorn's ``send``; a text message :meth:`send_text_now` takes goes its way."""
+        if message["type"] == "websocket.send" and message.get("bytes") is None:
+            text = message.get("text")
+            if text is not None and self.send_text_now(text):
                 return
         await super().send(message)
+
+    def send_text_now(self, text: str) -> bool:
+        """Write ``text`` as a text message now, if it would go uncompressed on an open
+        connection whose socket takes it at once, framed as uvicorn would (same bytes,
+        same order: nothing of the library's waits to be written): True. Else nothing
+        is written (False): uvicorn's ``send`` is for that message — which waits until
+        the socket takes it, compresses it, or fails as uvicorn does."""
+        if not self._plain_now():
+            return False
+        data = text.encode()
+        if len(data) >= COMPRESS_MIN_BYTES and self.conn.extensions:
+            return False
+        self.transport.write(text_frame(data))
+        return True
 
     def _plain_now(self) -> bool:
         """uvicorn would write a data frame now, without waiting, and the library would
