@@ -628,7 +628,6 @@ class Body:
                 f'"events":[{events}],"hash":"{self.hash}",'
                 f'{_clocks(deadline, next_deadline, turn_deadline)}}}')
 
-
     def _change_pieces(self, base: Body) -> tuple[list[str], list[str]]:
         """:func:`changes` from ``base`` to this body, encoded: the ``set`` members
         (``"path":value``) and the ``unset`` paths, in :func:`changes`' order. The
