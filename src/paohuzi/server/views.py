@@ -31,7 +31,7 @@ import hashlib
 import itertools
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -646,54 +646,51 @@ class Body:
         ...     for a, b in zip(old, new))
         True
         """
-        old_head, head = base.head, self.head
         public, old_public = self.public, base.public
         if public is None or old_public is None:
-            return _pieces(*changes(old_head, head))
-        sets: list[str] = []
-        unsets: list[str] = []
-        get = old_head.get
-        for key, value in head.items():
-            was = get(key, _MISSING)
-            if was is value:
-                continue
-            if was is _MISSING:
-                sets.append(_piece(key, value))
-            elif key == "view" and type(was) is dict and type(value) is dict and was != value:
-                _view_pieces(was, value, old_public, public, sets, unsets)
-            else:
-                pieces = _member_pieces(was, value, DELTA_DEPTH, key)
-                sets += pieces[0]
-                unsets += pieces[1]
-        unsets += [_encode_string(key) for key in old_head if key not in head]
-        return sets, unsets
+            return _pieces(*changes(base.head, self.head))
+
+        def public_change(key: str, was: Any, value: Any) -> tuple[list[str], list[str]] | None:
+            """A view member that is the public one in both views: the public change."""
+            if value is public.seen.get(key, _MISSING) and \
+                    was is old_public.seen.get(key, _MISSING):
+                return public.changes_from(old_public)[key]
+            return None
+
+        def view_change(key: str, was: Any, value: Any) -> tuple[list[str], list[str]] | None:
+            """The ``view`` member, walked with :func:`public_change`."""
+            if key != "view" or type(was) is not dict or type(value) is not dict:
+                return None
+            pieces: tuple[list[str], list[str]] = ([], [])
+            _dict_pieces(was, value, DELTA_DEPTH - 1, "view.", pieces, public_change)
+            return pieces
+
+        pieces: tuple[list[str], list[str]] = ([], [])
+        _dict_pieces(base.head, self.head, DELTA_DEPTH, "", pieces, view_change)
+        return pieces
 
 
-def _view_pieces(was: dict[str, Any], view: dict[str, Any], old_public: _Public,
-                 public: _Public, sets: list[str], unsets: list[str]) -> None:
-    """The encoded changes of a viewer's ``view`` member (:meth:`Body._change_pieces`):
-    a member that is the public one in both views takes the public change."""
-    shared: dict[str, tuple[list[str], list[str]]] | None = None
-    seen, old_seen = public.seen, old_public.seen
+def _dict_pieces(was: dict[str, Any], new: dict[str, Any], depth: int, prefix: str,
+                 pieces: tuple[list[str], list[str]],
+                 known: Callable[[str, Any, Any], tuple[list[str], list[str]] | None]
+                 ) -> None:
+    """:func:`_diff` of two objects, encoded into ``pieces`` (``set`` members, ``unset``
+    paths); ``known(key, old, new)`` gives a member's changes worked out elsewhere, or
+    ``None`` for :func:`_member_pieces` to work them out."""
+    sets, unsets = pieces
     get = was.get
-    for key, value in view.items():
+    for key, value in new.items():
         old = get(key, _MISSING)
         if old is value:
             continue
         if old is _MISSING:
-            sets.append(_piece("view." + key, value))
-        elif value is seen.get(key, _MISSING) and old is old_seen.get(key, _MISSING):
-            if shared is None:
-                shared = public.changes_from(old_public)
-            pieces = shared[key]
-            sets += pieces[0]
-            unsets += pieces[1]
-        else:
-            pieces = _member_pieces(old, value, DELTA_DEPTH - 1, "view." + key)
-            sets += pieces[0]
-            unsets += pieces[1]
-    if not was.keys() <= view.keys():
-        unsets += [_encode_string("view." + key) for key in was if key not in view]
+            sets.append(_piece(prefix + key, value))
+            continue
+        found = known(key, old, value) or _member_pieces(old, value, depth, prefix + key)
+        sets += found[0]
+        unsets += found[1]
+    if not was.keys() <= new.keys():
+        unsets += [_encode_string(prefix + key) for key in was if key not in new]
 
 
 def _member_pieces(was: Any, value: Any, depth: int, path: str
