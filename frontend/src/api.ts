@@ -166,13 +166,21 @@ export class TableSocket {
     const ws = new WebSocket(url);
     this.ws = ws;
     this.state = null; // a new connection starts with a full state
+    // Connected means the room's owner answered (its welcome), not that the socket
+    // opened: behind a load balancer or a forwarding process, a socket can open and be
+    // closed at once (1012) while the room changes owner, and the banner stays up until
+    // a table is really there. A socket that opened shows a server is up: the next try
+    // comes soon (the room's new owner is being found) rather than after a long backoff.
     ws.onopen = () => {
-      this.retry = 0;
-      this.onStatus(true);
+      this.retry = Math.min(this.retry, 1);
     };
     ws.onmessage = (event) => {
       let msg = JSON.parse(event.data);
-      if (msg.type === "welcome") this.seq = Math.max(this.seq, msg.last_seq || 0);
+      if (msg.type === "welcome") {
+        this.seq = Math.max(this.seq, msg.last_seq || 0);
+        this.retry = 0;
+        this.onStatus(true);
+      }
       if (msg.type === "delta") {
         msg = applyDelta(this.state, msg);
         if (!msg) {
@@ -193,7 +201,8 @@ export class TableSocket {
       this.onStatus(false);
       if (this.closed) return;
       this.retry = Math.min(this.retry + 1, 6);
-      setTimeout(() => this.open(), 200 * 2 ** this.retry);
+      // jittered (±25%): the clients of a process that died do not all come back at once
+      setTimeout(() => this.open(), 200 * 2 ** this.retry * (0.75 + Math.random() / 2));
     };
   }
 
