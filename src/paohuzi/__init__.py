@@ -1,4 +1,4 @@
-"""跑胡子 (Paohuzi, 字牌): the rules of RULES.md as a pure-Python library.
+"""跑胡子 (Paohuzi, 字牌): the rules of docs/rules.md as a pure-Python library.
 
 >>> import paohuzi
 >>> hand = paohuzi.parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")

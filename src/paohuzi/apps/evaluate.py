@@ -167,7 +167,8 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
             allowed = f"exactly {DEALT}" if most == DEALT else f"{DEALT} to {most}"
             raise QuestionError(
                 f"hand: impossible card count: hand and table hold {n_owned} cards with "
-                f"{pao_ti} 跑/提, where a player holds {allowed} between turns (RULES §4.4)")
+                f"{pao_ti} 跑/提, where a player holds {allowed} between turns "
+                "(docs/rules.md §4.4)")
         if win_barred(rules, counts, melds, card, source, dealer=dealer):
             return {"hu": False, "reason": "these rules allow no win on a card the winner "
                     "would 提 or 偎 (win_on_ti_wei off)"}

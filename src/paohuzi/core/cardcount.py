@@ -1,4 +1,4 @@
-"""How many cards a player owns: the card-count rules (RULES.md §4.4, §6.1).
+"""How many cards a player owns: the card-count rules (docs/rules.md §4.4, §6.1).
 
 ``k`` is the number of 跑 and 提 a player owns, ``n`` the cards he owns (hand
 and table). Between turns he owns at most ``20 + max(0, k − 1)`` cards, and

@@ -1,4 +1,4 @@
-"""Cards (牌, RULES.md §1) and their compact notation (§11).
+"""Cards (牌, docs/rules.md §1) and their compact notation (§11).
 
 There are 20 kinds of card, four copies each. A :class:`Card` is an ``int``
 0..19: 0..9 are the small cards 一..十 (小字), 10..19 the big cards 壹..拾

@@ -1,4 +1,4 @@
-"""吃 (chi, eating a card) and 比 (bi, the copies that must go down with it), RULES.md §4.3.
+"""吃 (chi, eating a card) and 比 (bi, the copies that must go down with it), docs/rules.md §4.3.
 
 A *chi plan* is the eating group (the eaten card plus two hand cards forming
 a sentence or a 绞) and every 比 group: while the hand still holds a copy of

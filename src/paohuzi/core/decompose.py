@@ -1,7 +1,7 @@
 """The fast core of the solver: split free hand cards into groups for the most 胡息.
 
 "Free" cards are the hand cards outside 坎 and 提 (those are locked whole,
-RULES.md §2). Free cards form only 一句话 (sentences), 绞 and — exactly when a
+docs/rules.md §2). Free cards form only 一句话 (sentences), 绞 and — exactly when a
 跑/提 is owned — one pair; of these only 一二三 / 二七十 and 壹贰叁 / 贰柒拾 score
 (§5; how much, the 胡息 table says).
 

@@ -1,4 +1,4 @@
-"""Groups (牌型, 门子) and their 胡息 (RULES.md §2 and §5).
+"""Groups (牌型, 门子) and their 胡息 (docs/rules.md §2 and §5).
 
 This module is the one place that knows which three or four cards form which
 group and what each group scores.
@@ -93,7 +93,7 @@ _FOURS: Final = (GroupKind.PAO, GroupKind.TI)
 _MIXED: Final = (GroupKind.SENTENCE, GroupKind.JIAO)
 
 
-#: 胡息 of the groups of identical cards, as (small, big) — RULES.md §5.
+#: 胡息 of the groups of identical cards, as (small, big) — docs/rules.md §5.
 HUXI_TABLE: Final[dict[GroupKind, tuple[int, int]]] = {
     GroupKind.PAIR: (0, 0),
     GroupKind.PENG: (1, 3),
@@ -106,10 +106,10 @@ HUXI_TABLE: Final[dict[GroupKind, tuple[int, int]]] = {
 GROWABLE: Final = (GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PENG)
 """Table groups one more card turns into a 跑 or 提 (§2, §5)."""
 
-#: 胡息 of 一二三 and 二七十 (small) / 壹贰叁 and 贰柒拾 (big) — RULES.md §5.
+#: 胡息 of 一二三 and 二七十 (small) / 壹贰叁 and 贰柒拾 (big) — docs/rules.md §5.
 SCORING_SENTENCE_HUXI: Final = (3, 6)
 
-# ---- the one table of shapes (RULES.md §2) ------------------------------------------
+# ---- the one table of shapes (docs/rules.md §2) ------------------------------------------
 # A shape is a sorted triple of card indices; a value triple names one size's cards by
 # value index (0 = 一/壹 … 9 = 十/拾).
 
@@ -178,7 +178,7 @@ def scoring_sentence_huxi(cards: tuple[int, ...]) -> int:
 
 
 def group_huxi(kind: GroupKind, cards: tuple[int, ...]) -> int:
-    """胡息 of a group under the ``qq`` table (RULES.md §5). ``cards`` sorted."""
+    """胡息 of a group under the ``qq`` table (docs/rules.md §5). ``cards`` sorted."""
     return QQ_HUXI.huxi(kind, cards)
 
 
@@ -188,13 +188,13 @@ LABELS: Final[dict[GroupKind, str]] = {
     GroupKind.SENTENCE: "一句话", GroupKind.JIAO: "绞", GroupKind.PAIR: "将",
     GroupKind.KAN: "坎", GroupKind.PENG: "碰", GroupKind.WEI: "偎", GroupKind.CHOUWEI: "臭偎",
     GroupKind.PAO: "跑", GroupKind.TI: "提"}
-"""The standard Chinese name of each group kind (RULES.md §2), for display."""
+"""The standard Chinese name of each group kind (docs/rules.md §2), for display."""
 
 
 @mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True, eq=False)
 class HuxiTable:
-    """A 胡息 table (RULES.md §5, §9.1): what each group scores, named by a ruleset
+    """A 胡息 table (docs/rules.md §5, §9.1): what each group scores, named by a ruleset
     (``Ruleset.huxi_table``). The one place the solver, the engine, views, settlement
     and players learn a group's 胡息 (:attr:`Group.huxi` is computed from it).
 
@@ -306,7 +306,7 @@ class Group:
     kind: GroupKind
     cards: tuple[Card, ...]
     huxi: int = field(init=False, compare=False)
-    """胡息 of this group under its table (RULES.md §5, §9.1), computed once."""
+    """胡息 of this group under its table (docs/rules.md §5, §9.1), computed once."""
     table: HuxiTable = field(default=QQ_HUXI, repr=False)
     """The 胡息 table it scores by (the ruleset's: ``Ruleset.huxi``)."""
 

@@ -1,4 +1,4 @@
-"""名堂 (mingtang, scoring patterns) as data: one table of rows per scheme (RULES.md §7.2, §9).
+"""名堂 (mingtang, scoring patterns) as data: one table of rows per scheme (docs/rules.md §7.2, §9).
 
 A row is one 名堂: its Chinese name, a pinyin id, a condition over the
 :class:`HandFacts` of a won hand (how many red, big and small cards the winner
@@ -267,7 +267,7 @@ class MingtangTable:
         return total or 1
 
 
-# ---- the schemes' tables (RULES.md §7.2, §9) ------------------------------------------
+# ---- the schemes' tables (docs/rules.md §7.2, §9) ------------------------------------------
 
 def _red(*values: int) -> CountIs:
     return CountIs("red", values)

@@ -45,7 +45,7 @@ def _l(zh: str, en: str) -> Label:
 
 
 LABELS: dict[str, Label] = {
-    # presets (RULES.md §9)
+    # presets (docs/rules.md §9)
     "qq": _l("QQ 跑胡子", "QQ rules"),
     "changde": _l("常德 (花样)", "Changde"),
     "hunan": _l("湖南 (传统)", "Hunan (traditional)"),

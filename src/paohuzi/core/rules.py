@@ -1,4 +1,4 @@
-"""Rulesets (RULES.md §9): one frozen, validated options object and its presets.
+"""Rulesets (docs/rules.md §9): one frozen, validated options object and its presets.
 
 >>> Ruleset.preset("qq").min_huxi
 15
@@ -250,4 +250,4 @@ PRESETS: dict[str, dict[str, Any]] = {
                "settlement": "luzhou", "huxi_table": "luzhou", "liangzhang_shown": False,
                "dipai_shown": True, "win_on_discard": True},
 }
-"""The presets of RULES.md §9, as option overrides of the defaults (= ``qq``)."""
+"""The presets of docs/rules.md §9, as option overrides of the defaults (= ``qq``)."""

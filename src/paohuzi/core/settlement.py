@@ -1,4 +1,4 @@
-"""Settlement (积分计算, RULES.md §6.3, §6.4, §7 and §9): what an ended hand pays.
+"""Settlement (积分计算, docs/rules.md §6.3, §6.4, §7 and §9): what an ended hand pays.
 
 :func:`win_context` says how a hand was won (自摸, 海底, 天胡); :func:`settle` gives a
 won hand's 底, 番 and 名堂; :func:`payout` gives every seat's points, the 醒家's

@@ -1,4 +1,4 @@
-"""The hand solver (RULES.md §2, §5, §6): can this hand win, its best arrangement, its waits.
+"""The hand solver (docs/rules.md §2, §5, §6): can this hand win, its best arrangement, its waits.
 
 A position is the cards in hand, the groups on the table (melds) and, for a
 win, the winning card with where it came from (a :class:`~paohuzi.core.kinds.Source`;
@@ -10,7 +10,7 @@ its plain string works too):
   For the dealer it is a card of his own deal (a pair with it is a 坎, a 坎 with
   it a 提); for anyone else it is another player's card.
 
-The winning card is grouped as RULES.md §4.2 and §5 say: onto one's own hand
+The winning card is grouped as docs/rules.md §4.2 and §5 say: onto one's own hand
 坎 or table 偎 a self-drawn card must make a 提 (破跑不破提) and onto a hand pair
 a 偎; another player's card may make a 跑 of a hand 坎 or table 偎 and a 碰 of a
 hand pair, or be used in another group instead (破跑胡); any drawn card may turn a

@@ -1,4 +1,4 @@
-"""The decisions a player makes (RULES.md §4): small frozen values that round-trip to text.
+"""The decisions a player makes (docs/rules.md §4): small frozen values that round-trip to text.
 
 Forced actions (提, 偎, 跑, the 天胡 of 3提/5坎) are done by the engine; a
 player only ever discards, eats (吃, with the 比 completion he chooses),

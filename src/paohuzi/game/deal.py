@@ -1,4 +1,4 @@
-"""Dealing (砌牌, RULES.md §3): a hand's cards, from a seed or given explicitly.
+"""Dealing (砌牌, docs/rules.md §3): a hand's cards, from a seed or given explicitly.
 
 >>> from paohuzi.core.rules import Ruleset
 >>> d = Deal.from_seed(7, Ruleset(), dealer=0)

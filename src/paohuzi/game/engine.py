@@ -1,4 +1,4 @@
-"""The hand engine (RULES.md §3–§7): one hand of 跑胡子, pure and deterministic.
+"""The hand engine (docs/rules.md §3–§7): one hand of 跑胡子, pure and deterministic.
 
 The engine performs every forced action itself (automatic 提 at the deal, 提,
 偎 and 臭偎 on a draw, 跑, the mandatory 天胡) and asks the players only for

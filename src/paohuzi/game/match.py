@@ -1,4 +1,4 @@
-"""A match: consecutive hands with dealer rotation and running totals (RULES.md §3.1, §7).
+"""A match: consecutive hands with dealer rotation and running totals (docs/rules.md §3.1, §7).
 
 * The first dealer is drawn at random (from the match seed); then the last
   winner deals. After a drawn hand (荒庄) the dealer keeps the deal; after 3

@@ -1,7 +1,7 @@
 """The heuristic computer player: fast, sensible play in the spirit of seed 004.
 
 It values a hand by how close it is to a winning hand and by the 胡息 it can
-still make, using the solver (RULES.md §10):
+still make, using the solver (docs/rules.md §10):
 
 * **shape**: the best split of the free hand cards into complete groups
   (sentences, 二七十), near-groups (两面/嵌张 pairs of cards, 对子) and loose

@@ -1,4 +1,4 @@
-"""Levels (等级, RULES.md §8): a threshold table shipped as data (levels.json).
+"""Levels (等级, docs/rules.md §8): a threshold table shipped as data (levels.json).
 
 >>> level_of(0)["title"], level_of(1500)["title"], level_of(-50)["number"]
 ('新手', '熟手', 1)

@@ -54,7 +54,7 @@ MAX_SEQ_STEP = 2**20
 otherwise leave no number above it, and the seat could never act again."""
 CARDS = [{"text": c.text, "ascii": c.ascii, "red": c.is_red, "big": c.is_big, "point": c.point}
          for c in ALL_CARDS]
-"""What the browser needs to draw cards; rules stay here (RULES.md §1)."""
+"""What the browser needs to draw cards; rules stay here (docs/rules.md §1)."""
 
 
 def player_json(rec: PlayerRecord) -> dict[str, Any]:
