@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What the test suite needs besides Python packages, on Debian or Ubuntu: Chromium and a CJK
+# What the test suite needs besides Python packages, on Debian or Ubuntu: python3-venv
+# (the README's virtual environment, where Debian's Python lacks it), Chromium and a CJK
 # font (browser tests), PostgreSQL and Redis (storage and several-process tests start
 # throwaway instances of them: tests/services.py), and the browser game's npm packages
 # (axe-core for the accessibility checks). Run as root or with sudo available.
@@ -9,6 +10,9 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 need=()
+# Debian's python3 makes a virtual environment (the README's `python3 -m venv`) only with
+# python3-venv, which brings ensurepip
+python3 -c "import ensurepip" >/dev/null 2>&1 || need+=(python3-venv)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fc-list 2>/dev/null | grep -qi "WenQuanYi Micro Hei" || need+=(fonts-wqy-microhei)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
