@@ -64,11 +64,13 @@ class Ruleset:
         name: the preset it came from (or a name of one's own).
         players: seats that play a hand (2 or 3).
         xingjia: a 4th seat, the 醒家, who sits out each hand and is paid by
-            the losers (``hunan`` option; needs 3 players).
+            the losers (``hunan`` option; needs 3 players); the ``luzhou`` 坐底
+            (§9.1, not paid: ``xingjia_paid``).
         min_huxi: 胡息 needed to win (15; the two-player preset uses 21).
         set_aside: cards put aside unseen after the deal (two-player: 20).
         settlement: how a win is scored: ``qq`` (底 × 番, §7), ``changde``
-            (等 × 花样番) or ``hunan`` (囤 × one 名堂 multiplier).
+            (等 × 花样番), ``hunan`` (囤 × one 名堂 multiplier) or ``luzhou``
+            (等 × 番, §9.1).
         chou_blocks_peng: whether a 臭 card also bars 碰 (``hunan``: 吃 only).
         zimo_huxi: 胡息 added for 自摸 before 囤 is counted (``hunan``: 3).
         zimo_di: 底/等 added for 自摸 (``qq`` and ``changde``: 1).
