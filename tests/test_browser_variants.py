@@ -144,3 +144,52 @@ def test_a_match_of_four_hands_ends_with_the_match_summary(browser, srv):
     assert 0 <= wins <= 4
     assert errors == []
     context.close()
+
+
+@pytest.mark.parametrize("viewport", [PHONE_LANDSCAPE, {"width": 568, "height": 320}])
+def test_each_presets_help_page_shows_its_own_tables(browser, srv, viewport):
+    """The help page of every preset, on phones held sideways: its own 胡息 table (泸州's
+    垅/招/列 and its black and red values), each 名堂 with its condition in words, how
+    名堂 combine, and 海底 where the preset has it — all from /api/rules/{preset}."""
+    import httpx
+
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    errors = console_errors(page)
+    enter(page, srv.base, "规则")
+    presets = httpx.get(f"{srv.base}/api/rules/qq").json()["presets"]
+    for name in presets:
+        rules = httpx.get(f"{srv.base}/api/rules/{name}").json()
+        page.goto(f"{srv.base}/#/help/{name}")
+        page.wait_for_selector(f".presets a[data-preset={name}]")
+        page.wait_for_function(
+            "n => document.querySelectorAll('.huxi-table tr[data-kind]').length === n",
+            arg=len(rules["huxi"]))
+        shown = page.query_selector_all(".huxi-table tr[data-kind]")
+        for row, tr in zip(rules["huxi"], shown, strict=True):
+            assert tr.get_attribute("data-kind") == row["kind"]
+            assert tr.query_selector("th").inner_text().startswith(row["label"])
+            assert tr.query_selector(".huxi-small").inner_text() == str(row["small_huxi"])
+            assert tr.query_selector(".huxi-big").inner_text() == str(row["big_huxi"])
+        whens = [tr.inner_text() for tr in page.query_selector_all(".mingtang-when")]
+        assert len(whens) == len(rules["mingtang"])
+        for m, text in zip(rules["mingtang"], whens, strict=True):
+            when = m["when"]
+            if "count" in when:
+                assert {"red": "红字", "big": "大字", "small": "小字"}[when["count"]] in text
+                numbers = when["is"] if "is" in when else [when["at_least"]]
+                assert all(str(n) in text for n in numbers), text
+        notes = {li.get_attribute("data-note"): li.inner_text()
+                 for li in page.query_selector_all(".mingtang-notes li")}
+        assert ("haidi" in notes) == rules["haidi"]
+        if rules["mingtang"]:
+            assert ("最大" in notes["combine"]) == (rules["combine"] == "best")
+        # nothing runs off the screen's right edge
+        width = page.evaluate("document.documentElement.clientWidth")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        if name == "luzhou":
+            assert page.inner_text(".huxi-table tr[data-kind=ti][data-colour=red] .huxi-big") \
+                == "18"
+            shot(page, f"help-luzhou-{viewport['width']}x{viewport['height']}")
+    assert errors == []
+    context.close()

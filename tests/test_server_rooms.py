@@ -14,8 +14,8 @@ import websockets
 from server_util import auth, live_server
 from test_server_protocol import connect, play_until_result
 
-from paohuzi.core.groups import group_huxi
-from paohuzi.core.mingtang import table_of
+from paohuzi.core.cards import ALL_CARDS
+from paohuzi.core.mingtang import HandFacts, table_of
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.server.server import normal_room_code
 
@@ -92,6 +92,16 @@ def test_the_hand_end_shows_every_hand_the_countdown_and_distinct_computers(srv)
     assert all(n.startswith("电脑") for n in computers)
 
 
+def holds(when: dict[str, Any], facts: HandFacts) -> bool:
+    """A rules page condition (rulesdoc.condition_json), read as its words say."""
+    if "all" in when:
+        return all(holds(part, facts) for part in when["all"])
+    if when.get("all_identical"):
+        return facts.all_identical
+    count = {"red": facts.red, "big": facts.big, "small": facts.small}[when["count"]]
+    return count >= when["at_least"] if "at_least" in when else count in when["is"]
+
+
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_the_rules_page_data_comes_from_the_rules_core(srv, name):
     doc = httpx.get(f"{srv.base}/api/rules/{name}").json()
@@ -102,9 +112,27 @@ def test_the_rules_page_data_comes_from_the_rules_core(srv, name):
     from paohuzi.core.groups import GroupKind
 
     for row in doc["huxi"]:
+        kind = GroupKind(row["kind"])
+        assert row["label"] == rules.huxi.labels[kind]
         for size in ("small", "big"):
             cards = tuple(sorted(parse_cards(row[size])))
-            assert row[f"{size}_huxi"] == group_huxi(GroupKind(row["kind"]), cards)
+            assert row[f"{size}_huxi"] == rules.huxi.huxi(kind, cards)
+            if "colour" in row:
+                assert all(ALL_CARDS[c].is_red == (row["colour"] == "red") for c in cards)
+    # every kind of group the table scores is shown, and both colours where they differ
+    assert {GroupKind(r["kind"]) for r in doc["huxi"]} >= {
+        GroupKind.SENTENCE, GroupKind.PENG, GroupKind.KAN, GroupKind.WEI, GroupKind.PAO,
+        GroupKind.TI}
+    for kind in (GroupKind.PENG, GroupKind.TI):
+        black, red = (rules.huxi.huxi(kind, (2,) * kind.size),
+                      rules.huxi.huxi(kind, (6,) * kind.size))
+        colours = {r.get("colour") for r in doc["huxi"] if r["kind"] == kind.value}
+        assert colours == ({"black", "red"} if black != red else {None})
+    # each 名堂's condition, read back from its words' data, holds exactly when the row does
+    facts = [HandFacts(red, big, 26 - big, same) for red in range(0, 16) for big in (3, 12, 20)
+             for same in (False, True)]
+    for shown, row in zip(doc["mingtang"], table_of(rules).rows, strict=True):
+        assert [holds(shown["when"], f) for f in facts] == [row.holds(f) for f in facts]
     missing = httpx.get(f"{srv.base}/api/rules/mahjong")
     assert missing.status_code == 404 and "qq" in missing.json()["error"]
 

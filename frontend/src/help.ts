@@ -64,14 +64,26 @@ function optionsTable(options: Json): HTMLElement {
   return table;
 }
 
+const COLOURS: Record<string, [string, string]> = { black: ["黑", "black"], red: ["红", "red"] };
+
+/** A row's group name: the table's own (泸州: 垅, 招, 列), and its colour where the table
+ * scores black and red cards differently. */
+function kindName(r: Json): string {
+  const standard = KIND_NAMES[r.kind];
+  const zh = currentLang() === "zh";
+  let name = zh ? (r.label ?? word(standard, r.kind)) : word(standard, r.kind);
+  if (!zh && standard && r.label && r.label !== standard[0]) name = `${r.label} (${name})`;
+  return r.colour ? `${name} · ${word(COLOURS[r.colour], r.colour)}` : name;
+}
+
 function huxiTable(rows: Json[]): HTMLElement {
   const table = el("table", { class: "huxi-table" }, el("tr", {}, el("th", {}, ""), el("th", {}, t("small")), el("th", {}, t("huxi")), el("th", {}, t("big")), el("th", {}, t("huxi"))));
   for (const r of rows) {
     table.append(
       el(
         "tr",
-        { "data-kind": r.kind },
-        el("th", {}, word(KIND_NAMES[r.kind], r.kind)),
+        r.colour ? { "data-kind": r.kind, "data-colour": r.colour } : { "data-kind": r.kind },
+        el("th", {}, kindName(r)),
         el("td", {}, ...split(r.small).map((c) => card(c, "mini"))),
         el("td", { class: "huxi-small" }, String(r.small_huxi)),
         el("td", {}, ...split(r.big).map((c) => card(c, "mini"))),
@@ -82,11 +94,34 @@ function huxiTable(rows: Json[]): HTMLElement {
   return table;
 }
 
+const COUNTS: Record<string, [string, string]> = { red: ["红字", "red cards"], big: ["大字", "big cards"], small: ["小字", "small cards"] };
+
+/** A 名堂's condition, as the server's rules core states it (rulesdoc.condition_json), in
+ * words: nothing is decided here. */
+function when(c: Json): string {
+  const zh = currentLang() === "zh";
+  if (c.all) return (c.all as Json[]).map(when).join(zh ? "，且" : ", and ");
+  if (c.all_identical) return zh ? "门子全是同样的牌（坎、碰、偎、跑、提、将）" : "every group of identical cards (坎, 碰, 偎, 跑, 提, the pair)";
+  const count = word(COUNTS[c.count], c.count);
+  if (c.at_least !== undefined) return zh ? `${count} ≥ ${c.at_least} 张` : `${count} ≥ ${c.at_least}`;
+  const values = (c.is as number[]).map(String);
+  const last = values.pop();
+  const list = values.length ? `${values.join(zh ? "、" : ", ")}${zh ? " 或 " : " or "}${last}` : String(last);
+  return zh ? `${count} ${list} 张` : `${count}: ${list}`;
+}
+
 function mingtangTable(doc: Json): HTMLElement {
-  const table = el("table", { class: "mingtang-table" }, el("tr", {}, el("th", {}, t("mingtangList")), el("th", {}, t("fan"))));
+  const zh = currentLang() === "zh";
+  const table = el("table", { class: "mingtang-table" }, el("tr", {}, el("th", {}, t("mingtangList")), el("th", {}, zh ? "条件" : "when"), el("th", {}, t("fan"))));
   for (const m of doc.mingtang as Json[]) {
-    const grows = m.grows ? (currentLang() === "zh" ? ` 起，${m.grows.above} 张以上每多 1 张加 1` : ` and 1 more per ${m.grows.count} card above ${m.grows.above}`) : "";
-    table.append(el("tr", { "data-id": m.id }, el("th", {}, m.name), el("td", {}, `${m.fan}${grows}`)));
+    const grows = m.grows ? (zh ? ` 起，${m.grows.above} 张以上每多 1 张加 1` : ` and 1 more per ${m.grows.count} card above ${m.grows.above}`) : "";
+    table.append(el("tr", { "data-id": m.id }, el("th", {}, m.name), el("td", { class: "mingtang-when" }, when(m.when)), el("td", {}, `${m.fan}${grows}`)));
   }
-  return table;
+  const notes = el("ul", { class: "mingtang-notes" });
+  if (doc.mingtang.length) {
+    const best = doc.combine === "best";
+    notes.append(el("li", { "data-note": "combine" }, zh ? (best ? "几个名堂同时成立时只算番数最大的一个；没有名堂为平胡（1 番）。" : "几个名堂同时成立时番数相加；没有名堂为平胡（1 番）。") : best ? "When several 名堂 hold, only the one of most 番 counts; a win without one is a 平胡 (1 番)." : "When several 名堂 hold, their 番 add up; a win without one is a 平胡 (1 番)."));
+  }
+  if (doc.haidi) notes.append(el("li", { "data-note": "haidi" }, zh ? "海底胡（胡的是墙上最后一张牌）：平胡加 1 番，名堂胡加 2 番。" : "海底胡 (winning on the wall's last card): 1 番 more on a 平胡, 2 more on a 名堂 win."));
+  return el("div", {}, table, notes);
 }

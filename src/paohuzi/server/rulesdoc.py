@@ -6,11 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 from paohuzi.core.cards import format_cards, parse_cards
-from paohuzi.core.groups import Group, GroupKind
-from paohuzi.core.mingtang import Grows, MingtangRow, table_of
+from paohuzi.core.groups import Group, GroupKind, HuxiTable
+from paohuzi.core.mingtang import (
+    AllIdentical,
+    AllOf,
+    Condition,
+    CountAtLeast,
+    CountIs,
+    Grows,
+    MingtangRow,
+    table_of,
+)
 from paohuzi.core.rules import PRESETS, Ruleset
 
-__all__ = ["HUXI_EXAMPLES", "mingtang_json", "rules_doc"]
+__all__ = ["BLACK_EXAMPLES", "HUXI_EXAMPLES", "condition_json", "mingtang_json", "rules_doc"]
 
 HUXI_EXAMPLES: tuple[tuple[GroupKind, str, str], ...] = (
     (GroupKind.SENTENCE, "一二三", "壹贰叁"),
@@ -23,23 +32,81 @@ HUXI_EXAMPLES: tuple[tuple[GroupKind, str, str], ...] = (
     (GroupKind.PAO, "七七七七", "柒柒柒柒"),
     (GroupKind.TI, "七七七七", "柒柒柒柒"),
 )
-"""The groups of the 胡息 table: one small and one big example of each kind."""
+"""The groups of the 胡息 table: one small and one big example of each kind (the groups
+of identical cards with the red 七)."""
+
+BLACK_EXAMPLES: dict[GroupKind, tuple[str, str]] = {
+    GroupKind.PENG: ("三三三", "叁叁叁"),
+    GroupKind.WEI: ("三三三", "叁叁叁"),
+    GroupKind.KAN: ("三三三", "叁叁叁"),
+    GroupKind.PAO: ("三三三三", "叁叁叁叁"),
+    GroupKind.TI: ("三三三三", "叁叁叁叁"),
+}
+"""A black example of each kind of identical cards, shown before the red one where the
+table scores the colours differently (泸州, §9.1)."""
 
 
-def _huxi_rows() -> list[dict[str, Any]]:
+def _huxi_row(table: HuxiTable, kind: GroupKind, small: str, big: str,
+              colour: str | None) -> dict[str, Any]:
+    groups = [Group.make(kind, parse_cards(text), table) for text in (small, big)]
+    row = {"kind": kind.value, "label": table.labels[kind],
+           "small": format_cards(groups[0].cards), "small_huxi": groups[0].huxi,
+           "big": format_cards(groups[1].cards), "big_huxi": groups[1].huxi}
+    if colour is not None:
+        row["colour"] = colour
+    return row
+
+
+def _huxi_rows(table: HuxiTable) -> list[dict[str, Any]]:
+    """The 胡息 table's rows as ``table`` scores them, each with the table's name of the
+    kind (``label``: 泸州 says 垅, 招, 列); a kind whose black and red cards score
+    differently gets a black row and a red row (``colour``).
+
+    >>> from paohuzi.core.groups import LUZHOU_HUXI, QQ_HUXI
+    >>> [(r["label"], r.get("colour"), r["small_huxi"], r["big_huxi"])
+    ...  for r in _huxi_rows(LUZHOU_HUXI) if r["kind"] == "ti"]
+    [('垅', 'black', 12, 15), ('垅', 'red', 15, 18)]
+    >>> [(r["label"], r["big_huxi"]) for r in _huxi_rows(QQ_HUXI) if r["kind"] == "ti"]
+    [('提', 12)]
+    """
     rows = []
     for kind, small, big in HUXI_EXAMPLES:
-        groups = [Group.make(kind, parse_cards(text)) for text in (small, big)]
-        rows.append({"kind": kind.value, "small": format_cards(groups[0].cards),
-                     "small_huxi": groups[0].huxi, "big": format_cards(groups[1].cards),
-                     "big_huxi": groups[1].huxi})
+        red = _huxi_row(table, kind, small, big, None)
+        black = BLACK_EXAMPLES.get(kind)
+        if black is not None:
+            dark = _huxi_row(table, kind, *black, "black")
+            if (dark["small_huxi"], dark["big_huxi"]) != (red["small_huxi"], red["big_huxi"]):
+                rows += [dark, {**red, "colour": "red"}]
+                continue
+        rows.append(red)
     return rows
 
 
+def condition_json(condition: Condition) -> dict[str, Any]:
+    """A 名堂's condition as data, for the rules page to put in words (no rule is decided
+    from it): ``{"count": "red", "is": [4, 7]}``, ``{"count": "big", "at_least": 18}``,
+    ``{"all_identical": true}`` or ``{"all": [...]}``.
+
+    >>> condition_json(AllOf((CountIs("red", (0,)), AllIdentical())))
+    {'all': [{'count': 'red', 'is': [0]}, {'all_identical': True}]}
+    """
+    if isinstance(condition, CountIs):
+        return {"count": condition.count, "is": list(condition.values)}
+    if isinstance(condition, CountAtLeast):
+        return {"count": condition.count, "at_least": condition.least}
+    if isinstance(condition, AllIdentical):
+        return {"all_identical": True}
+    if isinstance(condition, AllOf):
+        return {"all": [condition_json(part) for part in condition.parts]}
+    raise TypeError(f"a 名堂 condition the rules page cannot describe: {condition!r}")
+
+
 def mingtang_json(row: MingtangRow) -> dict[str, Any]:
-    """One 名堂 row: its name, its 番 (``fan``; ``grows``: 1 more per card of ``count``
-    above ``above``) and the rows it stands in for."""
-    data: dict[str, Any] = {"name": row.name, "id": row.pinyin}
+    """One 名堂 row: its name, when it holds (``when``: :func:`condition_json`), its 番
+    (``fan``; ``grows``: 1 more per card of ``count`` above ``above``) and the rows it
+    stands in for."""
+    data: dict[str, Any] = {"name": row.name, "id": row.pinyin,
+                            "when": condition_json(row.holds)}
     if isinstance(row.fan, Grows):
         data.update(fan=row.fan.base, grows={"count": row.fan.count, "above": row.fan.threshold})
     else:
@@ -59,7 +126,7 @@ def rules_doc(rules: Ruleset) -> dict[str, Any]:
     ['红胡', '真点胡']
     """
     table = table_of(rules)
-    return {"name": rules.name, "options": rules.to_dict(), "huxi": _huxi_rows(),
+    return {"name": rules.name, "options": rules.to_dict(), "huxi": _huxi_rows(rules.huxi),
             "mingtang": [mingtang_json(row) for row in table.rows],
             "combine": table.combine.value, "haidi": table.haidi,
             "presets": sorted(PRESETS)}
