@@ -184,6 +184,13 @@ def test_each_presets_help_page_shows_its_own_tables(browser, srv, viewport):
         assert ("haidi" in notes) == rules["haidi"]
         if rules["mingtang"]:
             assert ("最大" in notes["combine"]) == (rules["combine"] == "best")
+        scoring = rules["scoring"]
+        rows = page.query_selector_all(".scoring-table tr[data-from]")
+        assert [(r.get_attribute("data-from"), r.query_selector(".di").inner_text(),
+                 r.query_selector(".di-zimo").inner_text()) for r in rows] == [
+            (str(r["from"]), str(r["di"]), str(r["di_zimo"])) for r in scoring["di"]]
+        pays = page.inner_text(".scoring-pays")
+        assert f"底分 {scoring['base']}" in pays and scoring["di_name"] in pays
         # nothing runs off the screen's right edge
         width = page.evaluate("document.documentElement.clientWidth")
         assert page.evaluate("document.documentElement.scrollWidth") <= width

@@ -5,6 +5,7 @@ revealed hands, distinct computer names, the rules pages, the favicon."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
@@ -17,6 +18,7 @@ from test_server_protocol import connect, play_until_result
 from paohuzi.core.cards import ALL_CARDS
 from paohuzi.core.mingtang import HandFacts, table_of
 from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.core.settlement import di_of
 from paohuzi.server.server import normal_room_code
 
 
@@ -128,6 +130,15 @@ def test_the_rules_page_data_comes_from_the_rules_core(srv, name):
                       rules.huxi.huxi(kind, (6,) * kind.size))
         colours = {r.get("colour") for r in doc["huxi"] if r["kind"] == kind.value}
         assert colours == ({"black", "red"} if black != red else {None})
+    # the scoring ranges: consecutive from the least 胡息 that wins, each the settlement's own
+    scoring = doc["scoring"]
+    assert scoring["di"][0]["from"] == rules.min_huxi
+    assert scoring["base"] == rules.base and scoring["losers"] == rules.players - 1
+    for before, after in itertools.pairwise(scoring["di"]):
+        assert after["from"] == before["to"] + 1
+    for r in scoring["di"]:
+        for h in range(r["from"], r["to"] + 1):
+            assert (di_of(h, rules), di_of(h, rules, zimo=True)) == (r["di"], r["di_zimo"])
     # each 名堂's condition, read back from its words' data, holds exactly when the row does
     facts = [HandFacts(red, big, 26 - big, same) for red in range(0, 16) for big in (3, 12, 20)
              for same in (False, True)]

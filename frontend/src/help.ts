@@ -52,6 +52,7 @@ export async function mountHelp(root: HTMLElement, preset: string, room: string 
   page.append(el("section", {}, el("h2", {}, `${t("options")}: ${presetName(doc.name)}`), presets, optionsTable(doc.options)));
   page.append(el("section", {}, el("h2", {}, t("huxiTable")), huxiTable(doc.huxi)));
   page.append(el("section", {}, el("h2", {}, t("mingtangList")), mingtangTable(doc)));
+  page.append(el("section", {}, el("h2", {}, currentLang() === "zh" ? "结算" : "Scoring"), scoringTable(doc.scoring)));
   root.append(page);
 }
 
@@ -124,4 +125,20 @@ function mingtangTable(doc: Json): HTMLElement {
   }
   if (doc.haidi) notes.append(el("li", { "data-note": "haidi" }, zh ? "海底胡（胡的是墙上最后一张牌）：平胡加 1 番，名堂胡加 2 番。" : "海底胡 (winning on the wall's last card): 1 番 more on a 平胡, 2 more on a 名堂 win."));
   return el("div", {}, table, notes);
+}
+
+/** How a win is paid: the scheme's base count over ranges of 胡息 (computed by the
+ * server's settlement code), and what each loser pays. */
+function scoringTable(scoring: Json): HTMLElement {
+  const zh = currentLang() === "zh";
+  const name = scoring.di_name as string;
+  const table = el("table", { class: "scoring-table" }, el("tr", {}, el("th", {}, t("huxi")), el("th", {}, name), el("th", {}, zh ? `自摸 ${name}` : `${name} on 自摸`)));
+  for (const r of scoring.di as Json[]) {
+    const range = r.from === r.to ? String(r.from) : `${r.from}–${r.to}`;
+    table.append(el("tr", { "data-from": String(r.from) }, el("th", {}, range), el("td", { class: "di" }, String(r.di)), el("td", { class: "di-zimo" }, String(r.di_zimo))));
+  }
+  const pays = zh
+    ? `每个输家付 ${name} × 番 × 底分 ${scoring.base}，胡家得 ${scoring.losers} 家所付之和；欢乐豆 = 积分 × ${scoring.multiplier}。`
+    : `Each loser pays ${name} × 番 × base ${scoring.base}; the winner gets what the ${scoring.losers} losers pay; beans = points × ${scoring.multiplier}.`;
+  return el("div", {}, table, el("p", { class: "scoring-pays" }, pays));
 }

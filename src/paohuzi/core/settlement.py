@@ -38,6 +38,7 @@ __all__ = [
     "WinContext",
     "Won",
     "beans_of",
+    "di_of",
     "escape_penalty",
     "payout",
     "settle",
@@ -161,27 +162,42 @@ class Settlement:
         return _beans(self.winner_points, self.multiplier)
 
 
+def di_of(huxi: int, rules: Ruleset, *, zimo: bool = False, tianhu: bool = False) -> int:
+    """The scheme's base count of a win with ``huxi`` 胡息 (qq 底数 x, changde and luzhou
+    等, hunan 囤), 自摸 and (qq) 天胡 applied: what :func:`settle` multiplies by the 番
+    and the base score.
+
+    >>> from paohuzi.core.rules import Ruleset
+    >>> [di_of(h, Ruleset()) for h in (15, 17, 18, 30)], di_of(15, Ruleset(), zimo=True)
+    ([1, 1, 2, 6], 2)
+    >>> di_of(15, Ruleset(), tianhu=True), di_of(29, Ruleset.preset("luzhou"))
+    (6, 2)
+    """
+    if rules.settlement == "qq":
+        # §7.1: x = (h - 12) // 3; 天胡 doubles the 胡息; 自摸 adds 1.
+        di = ((2 * huxi if tianhu else huxi) - 12) // 3
+    elif rules.settlement == "changde":
+        # §9: 等 = 1 + (h - 15) // 3.
+        di = 1 + (huxi - 15) // 3
+    elif rules.settlement == "luzhou":
+        # §9.1 [decision]: 1 等 at 10 胡息, 1 more per further 10 (天胡, 地胡: settle).
+        di = 1 + max(0, huxi - 10) // 10
+    else:
+        # §9 hunan: 囤 = 1 + (h - 15) // 3 with 自摸's 胡息 added.
+        di = 1 + (huxi + (rules.zimo_huxi if zimo else 0) - 15) // 3
+    return di + (rules.zimo_di if zimo else 0)
+
+
 def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
     """Settle a won hand under ``rules`` (its scheme, base score and multiplier)."""
     h = win.huxi
     table = table_of(rules)
     mingtang = tuple(table.find(facts_of(win.cards, win.all_identical)))
     fan = table.fan(mingtang, haidi=ctx.haidi)
-    if rules.settlement == "qq":
-        # §7.1: x = (h - 12) // 3; 天胡 doubles the 胡息; 自摸 adds 1.
-        di = ((2 * h if ctx.tianhu else h) - 12) // 3
-    elif rules.settlement == "changde":
-        # §9: 等 = 1 + (h - 15) // 3.
-        di = 1 + (h - 15) // 3
-    elif rules.settlement == "luzhou":
-        # §9.1 [decision]: 1 等 at 10 胡息, 1 more per further 10; 天胡, 地胡 double the 番.
-        di = 1 + max(0, h - 10) // 10
+    di = di_of(h, rules, zimo=ctx.zimo, tianhu=ctx.tianhu)
+    if rules.settlement == "luzhou":
+        # §9.1: 天胡 and 地胡 double the 番 (rules-notes N60).
         fan *= (2 if ctx.tianhu else 1) * (2 if ctx.dihu else 1)
-    else:
-        # §9 hunan: 囤 = 1 + (h - 15) // 3 with 自摸's 胡息 added.
-        di = 1 + (h + (rules.zimo_huxi if ctx.zimo else 0) - 15) // 3
-    if ctx.zimo:
-        di += rules.zimo_di
     each = di * fan * rules.base
     losers = rules.players - 1
     return Settlement(

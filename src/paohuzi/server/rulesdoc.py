@@ -18,8 +18,10 @@ from paohuzi.core.mingtang import (
     table_of,
 )
 from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.core.settlement import di_of
 
-__all__ = ["BLACK_EXAMPLES", "HUXI_EXAMPLES", "condition_json", "mingtang_json", "rules_doc"]
+__all__ = ["BLACK_EXAMPLES", "DI_NAMES", "HUXI_EXAMPLES", "condition_json", "mingtang_json",
+           "rules_doc", "scoring_json"]
 
 HUXI_EXAMPLES: tuple[tuple[GroupKind, str, str], ...] = (
     (GroupKind.SENTENCE, "一二三", "壹贰叁"),
@@ -116,6 +118,41 @@ def mingtang_json(row: MingtangRow) -> dict[str, Any]:
     return data
 
 
+DI_NAMES: dict[str, str] = {"qq": "底", "changde": "等", "hunan": "囤", "luzhou": "等"}
+"""What each settlement scheme calls its base count (docs/rules.md §7, §9, §9.1)."""
+
+
+def _di_ranges(rules: Ruleset, count: int) -> list[dict[str, int]]:
+    """The first ``count`` ranges of 胡息 from the least that wins, each with the scheme's
+    base count without and with 自摸 (:func:`~paohuzi.core.settlement.di_of`)."""
+    rows: list[dict[str, int]] = []
+    huxi = rules.min_huxi
+    while True:
+        pair = di_of(huxi, rules), di_of(huxi, rules, zimo=True)
+        if rows and (rows[-1]["di"], rows[-1]["di_zimo"]) == pair:
+            rows[-1]["to"] = huxi
+        elif len(rows) == count:
+            return rows
+        else:
+            rows.append({"from": huxi, "to": huxi, "di": pair[0], "di_zimo": pair[1]})
+        huxi += 1
+
+
+def scoring_json(rules: Ruleset) -> dict[str, Any]:
+    """How a win is paid, for the rules page: the scheme's name of its base count, the
+    base count over the first ranges of 胡息 (from the settlement code itself), the base
+    score, how many losers pay and the bean multiplier.
+
+    >>> doc = scoring_json(Ruleset.preset("luzhou"))
+    >>> doc["di_name"], [(r["from"], r["to"], r["di"]) for r in doc["di"][:3]]
+    ('等', [(10, 19, 1), (20, 29, 2), (30, 39, 3)])
+    >>> [(r["from"], r["to"], r["di"], r["di_zimo"]) for r in scoring_json(Ruleset())["di"][:2]]
+    [(15, 17, 1, 2), (18, 20, 2, 3)]
+    """
+    return {"di_name": DI_NAMES[rules.settlement], "di": _di_ranges(rules, 6),
+            "base": rules.base, "losers": rules.players - 1, "multiplier": rules.multiplier}
+
+
 def rules_doc(rules: Ruleset) -> dict[str, Any]:
     """Everything the rules page shows for ``rules``.
 
@@ -129,4 +166,5 @@ def rules_doc(rules: Ruleset) -> dict[str, Any]:
     return {"name": rules.name, "options": rules.to_dict(), "huxi": _huxi_rows(rules.huxi),
             "mingtang": [mingtang_json(row) for row in table.rows],
             "combine": table.combine.value, "haidi": table.haidi,
+            "scoring": scoring_json(rules),
             "presets": sorted(PRESETS)}
