@@ -8,6 +8,7 @@ the defence it checks if that defence is taken out.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -88,3 +89,81 @@ def test_a_stale_owner_making_room_under_a_cap_ends_nothing_it_lost(postgres_url
         server.pool.close()
         storage.close()
         other.close()
+
+
+# ---- the forwarded connection ----------------------------------------------------------
+
+def _player_and_room(proc: Any) -> tuple[str, str]:
+    """A new player's token and a room he created through ``proc`` (owned by it)."""
+    import httpx
+
+    token = httpx.post(f"{proc.base}/api/players", json={"nickname": "甲"}).json()["token"]
+    reply = httpx.post(f"{proc.base}/api/rooms", json=TWO_SEATS,
+                       headers={"authorization": f"Bearer {token}"})
+    assert reply.status_code == 200, reply.text
+    return token, str(reply.json()["code"])
+
+
+async def _first_message(url: str) -> tuple[dict[str, Any], int | None]:
+    """The first message a new connection to ``url`` gets, and its close code if the
+    server closes it right after (None: still open)."""
+    import json
+
+    import websockets
+
+    async with websockets.connect(url) as ws:
+        first = json.loads(await ws.recv())
+        try:
+            await asyncio.wait_for(ws.recv(), 0.3)
+        except websockets.ConnectionClosed:
+            return first, ws.close_code
+        except TimeoutError:
+            pass
+        return first, None
+
+
+def _drop_buckets(redis_url: str) -> None:
+    """Every shared rate-limit bucket full again."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    for key in client.scan_iter(match="paohuzi:limit:*"):
+        client.delete(key)
+    client.close()
+
+
+def test_processes_agree_on_the_forwarding_secret_after_redis_loses_it(
+        postgres_url: str, redis_url: str) -> None:
+    """Redis keeps nothing that must survive a restart (deploy/compose.yaml runs it
+    without persistence), but the cluster's secret — what tells an owner that a
+    connection was forwarded by another process, and counted there — was written once
+    (``SET NX``) and read once, at start. A process started after Redis lost it minted
+    a new one; the older processes kept theirs, so every connection forwarded between
+    them was counted twice, the second time against the forwarding process's own
+    address: a few hundred players forwarded to one owner and every further one was
+    refused ("too many connections from your address"). Now every upkeep round sets
+    the secret again if it is missing and takes the one Redis holds."""
+    import redis
+    from cluster_util import Process
+
+    from paohuzi.server.cluster import RENEW_EVERY
+
+    limits = {"connections_per_address": [0.001, 4]}  # four connections, no refill
+    a = Process(postgres_url, redis_url, limits=limits)
+    c = None
+    try:
+        token, room = _player_and_room(a)
+        client = redis.Redis.from_url(redis_url)
+        client.flushall()  # Redis restarts: it held nothing durable
+        c = Process(postgres_url, redis_url, limits=limits)  # a process (re)started now
+        client.flushall()  # and once more, as any restart may come
+        client.close()
+        time.sleep(3 * RENEW_EVERY)  # upkeep rounds of both
+        _drop_buckets(redis_url)
+        for i in range(3):  # through C to A's room: each counted once, by C
+            first, closed = asyncio.run(_first_message(f"{c.ws(room)}?token={token}"))
+            assert first["type"] == "welcome" and closed is None, (i, first)
+    finally:
+        a.stop()
+        if c is not None:
+            c.stop()
