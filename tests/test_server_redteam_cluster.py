@@ -167,3 +167,41 @@ def test_processes_agree_on_the_forwarding_secret_after_redis_loses_it(
         a.stop()
         if c is not None:
             c.stop()
+
+
+def test_the_owner_checks_who_a_forwarded_connection_is(postgres_url: str,
+                                                        redis_url: str) -> None:
+    """What held: the forwarding process checks nothing but its own per-address limit;
+    the owner checks the token (a bad one is refused by the owner, its close code passed
+    on), and trusts a connection as forwarded only with the cluster's secret — a client
+    that sends the header itself is counted against its address as any other."""
+    import json
+
+    import websockets
+    from cluster_util import Process
+
+    limits = {"connections_per_address": [0.001, 4]}
+    a = Process(postgres_url, redis_url, limits=limits)
+    b = Process(postgres_url, redis_url, limits=limits)
+    try:
+        token, room = _player_and_room(a)
+        _drop_buckets(redis_url)
+        first, closed = asyncio.run(_first_message(f"{b.ws(room)}?token=not-a-token"))
+        assert first == {"type": "error", "message": "unknown token"} and closed == 4001
+        first, closed = asyncio.run(_first_message(f"{b.ws(room)}?token={token}"))
+        assert first["type"] == "welcome" and first["room"] == room and closed is None
+
+        async def forged() -> list[str]:
+            kinds = []
+            for _ in range(5):
+                async with websockets.connect(
+                        f"{a.ws(room)}?token={token}",
+                        additional_headers={"x-paohuzi-forwarded": "a-guess"}) as ws:
+                    kinds.append(json.loads(await ws.recv())["type"])
+            return kinds
+
+        _drop_buckets(redis_url)
+        assert asyncio.run(forged()) == ["welcome"] * 4 + ["error"]
+    finally:
+        a.stop()
+        b.stop()
