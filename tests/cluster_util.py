@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from server_util import free_port, wait_until_serving
 
@@ -19,14 +21,19 @@ class Process:
     """``paohuzi serve`` as one process of a cluster."""
 
     def __init__(self, database: str, redis: str,
-                 match: tuple[float, float, float] | None = None) -> None:
-        """``match``: quick match's (wait, tick, entry_ttl) seconds (tests/cluster_server.py
-        instead of ``paohuzi serve``)."""
+                 match: tuple[float, float, float] | None = None,
+                 limits: dict[str, Any] | None = None) -> None:
+        """``match``: quick match's (wait, tick, entry_ttl) seconds, ``limits``: fields of
+        :class:`~paohuzi.server.limits.Limits` (tests/cluster_server.py instead of
+        ``paohuzi serve``)."""
         self.port = free_port()
+        if match is None and limits is not None:
+            match = (20.0, 0.5, 30.0)  # MatchSettings' defaults
         command = [sys.executable, "-m", "paohuzi", "serve", "--port", str(self.port),
                    "--database", database, "--redis", redis] if match is None else \
             [sys.executable, str(Path(__file__).parent / "cluster_server.py"), str(self.port),
-             database, redis, *(str(x) for x in match)]
+             database, redis, *(str(x) for x in match),
+             *([json.dumps(limits)] if limits is not None else [])]
         self.proc = subprocess.Popen(
             command,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

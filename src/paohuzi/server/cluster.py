@@ -49,6 +49,8 @@ RENEW_EVERY = 1.0
 FORWARDED = "x-paohuzi-forwarded"
 """The header a forwarding process sends the owner (the cluster's shared secret): the
 client's connection was counted where it arrived."""
+SECRET_KEY = "paohuzi:cluster-secret"
+"""Where Redis holds the cluster's shared secret (the :data:`FORWARDED` header's value)."""
 
 _BUCKET = """
 local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -95,8 +97,10 @@ class Cluster:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.ttl, self.renew_every = ttl, renew_every
         self.redis = redis.Redis.from_url(redis_url, socket_timeout=5)
-        self.redis.set("paohuzi:cluster-secret", secrets.token_urlsafe(24), nx=True)
-        self.secret = _text(self.redis.get("paohuzi:cluster-secret"))
+        self.redis.set(SECRET_KEY, secrets.token_urlsafe(24), nx=True)
+        self.secret = _text(self.redis.get(SECRET_KEY))
+        """The cluster's shared secret (:data:`FORWARDED`); taken again from Redis at each
+        upkeep round (:meth:`_route`), where it is set again if Redis lost it."""
         self.hall = SharedHall(self.redis, self.owner, ttl, cache=renew_every / 2)
         """The hall's figures of every process (hall.py): this one's published at each
         upkeep round, expiring after a lease lifetime."""
@@ -136,13 +140,19 @@ class Cluster:
         needed, each key stands alone)."""
         now = time.monotonic()
         pipe = self.redis.pipeline(transaction=False)
+        # the cluster's secret, set again if Redis lost it (a restart: it keeps nothing),
+        # and the one it holds taken: every process forwards and checks with one secret
+        pipe.set(SECRET_KEY, self.secret, nx=True)
+        pipe.get(SECRET_KEY)
         for code in codes:
             pipe.set(f"paohuzi:route:{code}", self.address, ex=max(1, int(self.ttl * 2)))
             self._routed[code] = now
         pipe.set(f"paohuzi:process:{self.owner}", self.address, ex=max(1, int(self.ttl * 2)))
         if census is not None:
             self.hall.publish(census, pipe)
-        pipe.execute()
+        held = pipe.execute()[1]
+        if held is not None:
+            self.secret = _text(held)
 
     def _stale_routes(self, codes: Iterable[str]) -> list[str]:
         """Of the rooms served here, those whose route was last published a lease

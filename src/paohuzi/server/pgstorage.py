@@ -205,7 +205,12 @@ class PostgresStorage:
                          "WHERE code = %s", (when, code))
 
     def end_room(self, code: str) -> None:
+        """Mark a room ended (its log kept) and free its lease. Several processes: a room
+        write like an append, fenced — only the lease's holder ends a room; an owner whose
+        lease was taken over gets :class:`LeaseLostError` and changes nothing (it used to
+        end the room another process serves, and delete that process's lease)."""
         with self._tx() as conn:
+            self._fence(conn, code)
             conn.execute("UPDATE rooms SET ended = %s WHERE code = %s AND ended IS NULL",
                          (time.time(), code))
             conn.execute("DELETE FROM room_leases WHERE room = %s", (code,))

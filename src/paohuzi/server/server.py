@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from paohuzi.core.settlement import beans_of
 from paohuzi.server.limits import Limiter, Limits, OpenCount
 from paohuzi.server.matchmaking import Matchmaker, MatchSettings
+from paohuzi.server.pgstorage import LeaseLostError
 from paohuzi.server.quickchat import ChatLimiter
 from paohuzi.server.replays import ReplayCache
 from paohuzi.server.roombounds import (
@@ -164,9 +165,13 @@ class Server:
 
     def _end_room(self, code: str, runtime: Runtime) -> None:
         """End a live room for good (the caller holds its lock): its log is kept, it is
-        marked ended, its runtime stopped."""
+        marked ended, its runtime stopped (one another process took over meanwhile is let
+        go, not ended: it is no longer this one's)."""
         runtime.stop()
-        self.storage.end_room(code)
+        try:
+            self.storage.end_room(code)
+        except LeaseLostError:  # taken over by another process: not this one's to end
+            log.warning("room %s: lease lost to another process; not ended, let go", code)
         self.runtimes.pop(code, None)
         self.creators.pop(code, None)
 
