@@ -102,7 +102,7 @@ const COUNTS: Record<string, [string, string]> = { red: ["红字", "red cards"],
 function when(c: Json): string {
   const zh = currentLang() === "zh";
   if (c.all) return (c.all as Json[]).map(when).join(zh ? "，且" : ", and ");
-  if (c.all_identical) return zh ? "门子全是同样的牌（坎、碰、偎、跑、提、将）" : "every group of identical cards (坎, 碰, 偎, 跑, 提, the pair)";
+  if (c.all_identical) return zh ? "门子全是同样的牌（坎、碰、偎、臭偎、跑、提、将）" : "every group of identical cards (坎, 碰, 偎, 臭偎, 跑, 提, the pair)";
   const count = word(COUNTS[c.count], c.count);
   if (c.at_least !== undefined) return zh ? `${count} ≥ ${c.at_least} 张` : `${count} ≥ ${c.at_least}`;
   const values = (c.is as number[]).map(String);

@@ -126,16 +126,15 @@ def _di_ranges(rules: Ruleset, count: int) -> list[dict[str, int]]:
     """The first ``count`` ranges of 胡息 from the least that wins, each with the scheme's
     base count without and with 自摸 (:func:`~paohuzi.core.settlement.di_of`)."""
     rows: list[dict[str, int]] = []
-    huxi = rules.min_huxi
-    while True:
+    for huxi in range(rules.min_huxi, rules.min_huxi + 40 * count):  # every scheme grows
         pair = di_of(huxi, rules), di_of(huxi, rules, zimo=True)
         if rows and (rows[-1]["di"], rows[-1]["di_zimo"]) == pair:
             rows[-1]["to"] = huxi
         elif len(rows) == count:
-            return rows
+            break
         else:
             rows.append({"from": huxi, "to": huxi, "di": pair[0], "di_zimo": pair[1]})
-        huxi += 1
+    return rows
 
 
 def scoring_json(rules: Ruleset) -> dict[str, Any]:
