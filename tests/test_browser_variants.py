@@ -191,6 +191,19 @@ def test_each_presets_help_page_shows_its_own_tables(browser, srv, viewport):
             (str(r["from"]), str(r["di"]), str(r["di_zimo"])) for r in scoring["di"]]
         pays = page.inner_text(".scoring-pays")
         assert f"底分 {scoring['base']}" in pays and scoring["di_name"] in pays
+        deal = rules["deal"]  # who deals, 天胡/地胡, discards, escapes: from the API
+        said = {li.get_attribute("data-rule"): li.inner_text()
+                for li in page.query_selector_all(".deal-rules li")}
+        passes = deal["draws_to_pass"]
+        assert ("连庄" in said["dealer"]) == (passes != 1)
+        assert (f"连续 {passes} 局荒庄" in said["dealer"]) == (passes not in (None, 1))
+        assert f"{deal['tianhu']['ti']} 提" in said["tianhu"]
+        assert f"共 {deal['tianhu']['kan']} 个" in said["tianhu"]
+        assert ("亮张" in said["tianhu"]) == deal["liangzhang_win"]
+        assert ("不能胡别人打出的牌" in said["discard"]) != deal["win_on_discard"]
+        assert ("地胡" in said.get("tianhu-pays", "")) == deal["dihu"]
+        assert ("胡息加倍" in said.get("tianhu-pays", "")) == deal["tianhu_huxi_doubled"]
+        assert f"+ {deal['escape']['bonus']}" in said["escape"]
         # nothing runs off the screen's right edge
         width = page.evaluate("document.documentElement.clientWidth")
         assert page.evaluate("document.documentElement.scrollWidth") <= width

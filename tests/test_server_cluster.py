@@ -63,8 +63,11 @@ def test_three_processes_one_room_and_a_failover(postgres_url: str, redis_url: s
             "claim_window": 0.05}, headers={"authorization": f"Bearer {tokens[0]}"}
         ).json()["code"]
         assert owner_port(postgres_url, room) == a.port
-        info = httpx.get(f"{b.base}/api/rooms/{room}", follow_redirects=True)
+        info = httpx.get(f"{b.base}/api/rooms/{room}")  # relayed by B, not redirected
         assert info.status_code == 200 and info.json()["code"] == room
+        assert str(a.port) not in info.text and "location" not in info.headers
+        gone = httpx.get(f"{b.base}/api/rooms/000000")
+        assert gone.status_code == 404 and "room not found" in gone.json()["error"]
         # 1. joined through A, B and C (B and C forward to A), played to settlement
         bots = [BotClient(p.ws(room), tokens[s], seat=s, seed=s, think=0.02,
                           keep_messages=False) for s, p in enumerate(procs)]

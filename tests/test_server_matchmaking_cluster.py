@@ -63,9 +63,12 @@ def test_two_people_queued_on_two_processes_meet(postgres_url: str, redis_url: s
         assert both, [status(on_a, a, ta), status(on_b, b, tb)]
         assert both[0]["code"] == both[1]["code"] and {x["seat"] for x in both} == {0, 1}
         assert all(x["computers"] == 0 for x in both)
-        # the room is one table, seen the same through either process (one redirects)
+        # the room is one table, seen the same through either process (one relays)
         for http, proc in ((on_a, a), (on_b, b)):
-            info = http.get(f"{proc.base}/api/rooms/{both[0]['code']}").json()
+            reply = http.get(f"{proc.base}/api/rooms/{both[0]['code']}",
+                             follow_redirects=False)
+            assert reply.status_code == 200, reply.text
+            info = reply.json()
             assert sorted(s["nickname"] for s in info["seats"]) == ["乙", "甲"]
             assert all(s["taken"] for s in info["seats"])
     finally:

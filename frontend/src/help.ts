@@ -4,7 +4,7 @@
 
 import { roomRules, rulesOf, type Json } from "./api";
 import { card, el, split } from "./cards";
-import { currentLang, t } from "./i18n";
+import { currentLang, t, tf } from "./i18n";
 import { optionWords, presetName } from "./words";
 
 const KIND_NAMES: Record<string, [string, string]> = {
@@ -53,6 +53,7 @@ export async function mountHelp(root: HTMLElement, preset: string, room: string 
   page.append(el("section", {}, el("h2", {}, t("huxiTable")), huxiTable(doc.huxi)));
   page.append(el("section", {}, el("h2", {}, t("mingtangList")), mingtangTable(doc)));
   page.append(el("section", {}, el("h2", {}, currentLang() === "zh" ? "结算" : "Scoring"), scoringTable(doc.scoring)));
+  page.append(el("section", {}, el("h2", {}, currentLang() === "zh" ? "坐庄、天胡与逃跑" : "Dealer, wins at the deal, escapes"), dealList(doc.deal)));
   root.append(page);
 }
 
@@ -141,4 +142,39 @@ function scoringTable(scoring: Json): HTMLElement {
     ? `每个输家付 ${name} × 番 × 底分 ${scoring.base}，胡家得 ${scoring.losers} 家所付之和；欢乐豆 = 积分 × ${scoring.multiplier}。`
     : `Each loser pays ${name} × 番 × base ${scoring.base}; the winner gets what the ${scoring.losers} losers pay; beans = points × ${scoring.multiplier}.`;
   return el("div", {}, table, el("p", { class: "scoring-pays" }, pays));
+}
+
+/** Who deals, the wins at the deal and the escape penalty, as the server's rules core
+ * states them (rulesdoc.deal_json): nothing is decided here. */
+function dealList(deal: Json): HTMLElement {
+  const zh = currentLang() === "zh";
+  const lines: [string, string][] = [];
+  const passes = deal.draws_to_pass as number | null;
+  lines.push([
+    "dealer",
+    zh
+      ? `第一局随机定庄，之后胡牌的人坐庄。${passes === null ? "荒庄时庄家连庄。" : passes === 1 ? "荒庄时由庄家的下家坐庄。" : `荒庄时庄家连庄；连续 ${passes} 局荒庄，由下家坐庄。`}有人离开则本场结束，下一局重新随机定庄。`
+      : `The first dealer is drawn at random; then the last winner deals. ${passes === null ? "After a drawn hand (荒庄) the dealer keeps the deal." : passes === 1 ? "After a drawn hand (荒庄) the dealer's 下家 deals." : `After a drawn hand (荒庄) the dealer keeps the deal; after ${passes} in a row it passes to his 下家.`} A player leaving ends the match; the next hand draws a new dealer.`,
+  ]);
+  const { ti, kan } = deal.tianhu;
+  lines.push([
+    "tianhu",
+    zh
+      ? `天胡：发牌后手中有 ${ti} 提，或 提和坎共 ${kan} 个，立即胡牌（不必成牌）${deal.liangzhang_win ? "；庄家 21 张（含亮张）成胡，或闲家手牌加亮张成胡，也可胡" : "；庄家 21 张在打第一张牌前成胡，也是天胡"}。`
+      : `天胡: after the deal, ${ti} 提, or ${kan} 提 and 坎 together, win at once (the hand need not be complete)${deal.liangzhang_win ? "; a dealer whose 21 cards (the 亮张 included) are complete, or another player whose hand and the 亮张 are, may also win" : "; so does a dealer whose 21 cards are complete before his first discard"}.`,
+  ]);
+  const effects: string[] = [];
+  if (deal.tianhu_huxi_doubled) effects.push(zh ? "天胡胡息加倍计底" : "a 天胡 counts its 胡息 twice for the base count");
+  if (deal.tianhu_fan > 1) effects.push(zh ? `天胡番数 ×${deal.tianhu_fan}` : `a 天胡 multiplies the 番 by ${deal.tianhu_fan}`);
+  if (deal.dihu) effects.push(zh ? `地胡（下家胡庄家打出的第一张牌）番数 ×${deal.dihu_fan}` : `地胡 (the dealer's 下家 winning on the dealer's first discard) multiplies the 番 by ${deal.dihu_fan}`);
+  if (effects.length) lines.push(["tianhu-pays", (zh ? effects.join("；") + "。" : effects.join("; ") + ".").replace(/^./, (c) => c.toUpperCase())]);
+  lines.push([
+    "discard",
+    deal.win_on_discard
+      ? zh ? "可以胡别人打出的牌。" : "A card another player discards may be won."
+      : zh ? "只能胡摸出、亮出的牌或自己偎/提的牌，不能胡别人打出的牌。" : "Only a card drawn or shown, or one's own 偎/提, may be won — never a discard.",
+  ]);
+  const { bonus, base } = deal.escape;
+  lines.push(["escape", `${t("leaveMidHand")} ${tf("leaveFormula", { bonus, base })}`]);
+  return el("ul", { class: "deal-rules" }, ...lines.map(([key, text]) => el("li", { "data-rule": key }, text)));
 }

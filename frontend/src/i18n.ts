@@ -100,7 +100,7 @@ const TEXT = {
   evDiscard: { zh: "打出", en: "discards" },
   evPile: { zh: "弃", en: "to the pile:" },
   leaveTitle: { zh: "离开牌桌？", en: "Leave the table?" },
-  leaveMidHand: { zh: "牌局进行中离开算逃跑，按规则（§7.4）赔付：", en: "Leaving mid-hand is an escape; you pay (rules §7.4):" },
+  leaveMidHand: { zh: "牌局进行中离开算逃跑，按规则赔付（本局算输）：", en: "Leaving mid-hand is an escape; you lose the hand and pay:" },
   leaveFormula: { zh: "(max(0, ⌊(H − 12) / 3⌋) + {bonus}) × 底分 {base}，H = 另两家的桌面胡息加手牌最多胡息", en: "(max(0, ⌊(H − 12) / 3⌋) + {bonus}) × base {base}, H = the other two players' table 胡息 plus the best their hands make" },
   leaveAtLeast: { zh: "至少 {points} 积分（{beans} 欢乐豆），本场结束。", en: "At least {points} points ({beans} beans); the match ends." },
   leaveBetween: { zh: "本局已结束，离开不赔付，本场结束。", en: "No hand is being played: leaving costs nothing; the match ends." },

@@ -40,6 +40,7 @@ __all__ = [
     "beans_of",
     "di_of",
     "escape_penalty",
+    "fan_factor",
     "payout",
     "settle",
     "split_escape_penalty",
@@ -188,6 +189,21 @@ def di_of(huxi: int, rules: Ruleset, *, zimo: bool = False, tianhu: bool = False
     return di + (rules.zimo_di if zimo else 0)
 
 
+def fan_factor(rules: Ruleset, *, tianhu: bool = False, dihu: bool = False) -> int:
+    """What a 天胡 or a 地胡 multiplies the 番 by: 2 each under ``luzhou`` (§9.1,
+    rules-notes N60); 1 elsewhere (``qq``'s 天胡 doubles the 胡息 instead: :func:`di_of`).
+
+    >>> from paohuzi.core.rules import Ruleset
+    >>> fan_factor(Ruleset.preset("luzhou"), tianhu=True, dihu=True)
+    4
+    >>> fan_factor(Ruleset(), tianhu=True)
+    1
+    """
+    if rules.settlement != "luzhou":
+        return 1
+    return (2 if tianhu else 1) * (2 if dihu else 1)
+
+
 def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
     """Settle a won hand under ``rules`` (its scheme, base score and multiplier)."""
     h = win.huxi
@@ -195,9 +211,7 @@ def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
     mingtang = tuple(table.find(facts_of(win.cards, win.all_identical)))
     fan = table.fan(mingtang, haidi=ctx.haidi)
     di = di_of(h, rules, zimo=ctx.zimo, tianhu=ctx.tianhu)
-    if rules.settlement == "luzhou":
-        # §9.1: 天胡 and 地胡 double the 番 (rules-notes N60).
-        fan *= (2 if ctx.tianhu else 1) * (2 if ctx.dihu else 1)
+    fan *= fan_factor(rules, tianhu=ctx.tianhu, dihu=ctx.dihu)
     each = di * fan * rules.base
     losers = rules.players - 1
     return Settlement(

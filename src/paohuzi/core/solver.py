@@ -66,6 +66,8 @@ from paohuzi.core.rules import Ruleset
 
 __all__ = [
     "SOURCES",
+    "TIANHU_KAN",
+    "TIANHU_TI",
     "Arrangement",
     "Source",
     "Wait",
@@ -496,6 +498,12 @@ def partial_huxi_counts(counts: Sequence[int], melds: Sequence[Group] = (),
     return total + partial_scoring_sentences(free, table)
 
 
+TIANHU_TI = 3
+"""提 in a dealt hand that win at once (三提, mandatory 天胡, §6.4)."""
+TIANHU_KAN = 5
+"""提 and 坎 together in a dealt hand that win at once (五坎, mandatory 天胡, §6.4)."""
+
+
 def tianhu_kind(hand: Iterable[int], melds: Sequence[Group] = ()) -> TianhuKind | None:
     """The mandatory 天胡 a dealt hand has (§6.4): a :class:`~paohuzi.core.kinds.TianhuKind`
     (``"3ti"`` or ``"5kan"``), or ``None``.
@@ -510,9 +518,9 @@ def tianhu_kind_counts(counts: Sequence[int], melds: Sequence[Group] = ()) -> Ti
     """:func:`tianhu_kind` of a hand given as a count vector."""
     ti = counts.count(4) + sum(1 for m in melds if m.kind is GroupKind.TI)
     kan = counts.count(3)
-    if ti >= 3:
+    if ti >= TIANHU_TI:
         return TianhuKind.SAN_TI
-    if ti + kan >= 5:
+    if ti + kan >= TIANHU_KAN:
         return TianhuKind.WU_KAN
     return None
 

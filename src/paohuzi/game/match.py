@@ -40,10 +40,25 @@ from paohuzi.game.deal import Deal
 from paohuzi.game.engine import Hand, HandResult
 from paohuzi.game.record import record_of
 
-__all__ = ["HandSummary", "Match"]
+__all__ = ["DRAWS_TO_PASS_DEAL", "HandSummary", "Match", "draws_to_pass_deal"]
 
 DRAWS_TO_PASS_DEAL = 3
 """Drawn hands in a row after which the deal passes to the dealer's 下家 (§3.1)."""
+
+
+def draws_to_pass_deal(rules: Ruleset) -> int | None:
+    """Drawn hands (荒庄) in a row after which the deal passes to the dealer's 下家; None:
+    the dealer keeps it however many (§3.1; ``hunan`` §9: at once with three seats, kept
+    with the 醒家).
+
+    >>> draws_to_pass_deal(Ruleset()), draws_to_pass_deal(Ruleset.preset("hunan"))
+    (3, 1)
+    >>> draws_to_pass_deal(Ruleset.preset("hunan", xingjia=True)) is None
+    True
+    """
+    if rules.huangzhuang_passes_deal:
+        return None if rules.xingjia else 1
+    return DRAWS_TO_PASS_DEAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +157,8 @@ class Match:
 
     def _deal_passes_after_draw(self) -> bool:
         """Whether the drawn hands so far pass the deal to the dealer's 下家 (§3.1, §9)."""
-        if self.rules.huangzhuang_passes_deal:
-            return not self.rules.xingjia  # hunan: at once with 3 seats; kept with the 醒家
-        return self.drawn_in_a_row >= DRAWS_TO_PASS_DEAL
+        needed = draws_to_pass_deal(self.rules)
+        return needed is not None and self.drawn_in_a_row >= needed
 
     def finish_hand(self) -> HandSummary:
         """Book the ended hand's points and rotate the deal."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
@@ -207,19 +207,26 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         """A room against two computer players, in one click."""
         return await new_room(request, quick=True)
 
-    def elsewhere(request: Request, code: str) -> Response | None:
-        """A redirect to the process that serves ``code`` (several processes), if any."""
-        if server.cluster is None or code in server.runtimes:
-            return None
-        owner = server.cluster.owner_address(code)
-        if owner is None or owner == server.cluster.address:
+    async def elsewhere(request: Request, code: str) -> Response | None:
+        """The owner's answer to a GET about ``code``, when another process of the
+        cluster serves it (relayed, never a redirect to a process's own address); None
+        when no other process does."""
+        cluster = server.cluster
+        if cluster is None or code in server.runtimes or cluster.is_forwarded(request):
+            return None  # a relayed request is never relayed again (a stale route)
+        owner = cluster.owner_address(code)
+        if owner is None or owner == cluster.address:
             return None
         query = f"?{request.url.query}" if request.url.query else ""
-        return RedirectResponse(f"{owner}{request.url.path}{query}", status_code=307)
+        status, body, kind = await cluster.relay_get(owner, f"{request.url.path}{query}")
+        return Response(body, status_code=status, media_type=kind)
 
     def lookups_refused(request: Request) -> JSONResponse | None:
         """A room code looked up over HTTP costs what a connection attempt does (the
-        connection rate per address): six digits must not be swept faster this way."""
+        connection rate per address): six digits must not be swept faster this way.
+        A lookup relayed by another process was counted where it arrived."""
+        if server.cluster is not None and server.cluster.is_forwarded(request):
+            return None
         if server.allow("connections_per_address", address_of(request)):
             return None
         return too_many("room lookups from your address")
@@ -230,7 +237,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         code = request.path_params["code"]
         runtime = server.find_room(code)
         if runtime is None:
-            return elsewhere(request, normal_room_code(code)) or error(
+            return await elsewhere(request, normal_room_code(code)) or error(
                 404, f"room not found: no open room {code[:40]!r}")
         t = runtime.table
         return JSONResponse({"code": t.code, "config": t.config.to_json(),
@@ -372,7 +379,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
     async def debug_hash(request: Request) -> Response:
         runtime = server.runtimes.get(request.path_params["code"])
         if runtime is None:
-            return elsewhere(request, request.path_params["code"]) or \
+            return await elsewhere(request, request.path_params["code"]) or \
                 error(404, "no such room")
         return JSONResponse({"hash": runtime.table.state_hash()})
 

@@ -10,7 +10,8 @@ in the same transaction as every log append.
 A connection to a room owned elsewhere is *forwarded*: the process it reached opens a
 WebSocket to the owner and relays the frames both ways (:func:`forward`), so any load
 balancer and any client work unchanged; HTTP requests about such a room are
-redirected. Redis holds the routes (room -> owner's address, a cache of the leases),
+relayed (:meth:`Cluster.relay_get`): the client never sees a process's own address.
+Redis holds the routes (room -> owner's address, a cache of the leases),
 the live processes, and the shared rate limits (:class:`RedisRateLimiter`).
 """
 
@@ -18,11 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import secrets
 import socket
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +37,7 @@ from paohuzi.server.roombounds import Creator
 from paohuzi.server.table import RoomConfig, TableError
 
 if TYPE_CHECKING:
+    from starlette.requests import Request
     from starlette.websockets import WebSocket
 
     from paohuzi.server.server import Server
@@ -49,6 +54,10 @@ RENEW_EVERY = 1.0
 FORWARDED = "x-paohuzi-forwarded"
 """The header a forwarding process sends the owner (the cluster's shared secret): the
 client's connection was counted where it arrived."""
+RELAY_TIMEOUT = 3.0
+"""Seconds a process waits for a room's owner to answer a relayed HTTP request."""
+RELAY_LIMIT = 1 << 20
+"""Bytes of a relayed answer passed on at most (a room's summary is a few hundred)."""
 SECRET_KEY = "paohuzi:cluster-secret"
 """Where Redis holds the cluster's shared secret (the :data:`FORWARDED` header's value)."""
 
@@ -119,10 +128,36 @@ class Cluster:
                 RedisRateLimiter(self.redis, name, *setting)
         server.chat = ChatLimiter(shared=RedisRateLimiter(self.redis, "chat", *CHAT_RATE))
 
-    def is_forwarded(self, ws: WebSocket) -> bool:
-        """Whether a connection was forwarded by another process of this cluster."""
-        given = ws.headers.get(FORWARDED, "")
+    def is_forwarded(self, conn: WebSocket | Request) -> bool:
+        """Whether a connection or a request was forwarded by another process of this
+        cluster."""
+        given = conn.headers.get(FORWARDED, "")
         return bool(given) and secrets.compare_digest(given, self.secret)
+
+    async def relay_get(self, owner: str, target: str) -> tuple[int, bytes, str]:
+        """GET ``target`` (a path and query) from the process at ``owner``, as this
+        cluster's member (the :data:`FORWARDED` header): its status, body and content
+        type. The owner's address is a process's own (``--advertise``), often reachable
+        only inside the cluster, so a client is answered through the process it reached
+        instead of being redirected there. 503 when the owner does not answer within
+        :data:`RELAY_TIMEOUT` seconds (it died: the room's next owner is found by a
+        retry once its lease has expired)."""
+        request = urllib.request.Request(f"{owner}{target}", headers={FORWARDED: self.secret})
+
+        def fetch() -> tuple[int, bytes, str]:
+            try:
+                with urllib.request.urlopen(request, timeout=RELAY_TIMEOUT) as reply:
+                    return (reply.status, reply.read(RELAY_LIMIT),
+                            reply.headers.get("content-type", "application/json"))
+            except urllib.error.HTTPError as exc:  # the owner's own 4xx/5xx answer
+                return exc.code, exc.read(RELAY_LIMIT), \
+                    exc.headers.get("content-type", "application/json")
+
+        try:
+            return await asyncio.to_thread(fetch)
+        except (OSError, ValueError):
+            body = json.dumps({"error": "the room's server did not answer; try again"})
+            return 503, body.encode(), "application/json"
 
     # ---- leases, routes, takeover -------------------------------------------------------
 

@@ -18,10 +18,12 @@ from paohuzi.core.mingtang import (
     table_of,
 )
 from paohuzi.core.rules import PRESETS, Ruleset
-from paohuzi.core.settlement import di_of
+from paohuzi.core.settlement import di_of, fan_factor
+from paohuzi.core.solver import TIANHU_KAN, TIANHU_TI
+from paohuzi.game.match import draws_to_pass_deal
 
-__all__ = ["BLACK_EXAMPLES", "DI_NAMES", "HUXI_EXAMPLES", "condition_json", "mingtang_json",
-           "rules_doc", "scoring_json"]
+__all__ = ["BLACK_EXAMPLES", "DI_NAMES", "HUXI_EXAMPLES", "condition_json", "deal_json",
+           "mingtang_json", "rules_doc", "scoring_json"]
 
 HUXI_EXAMPLES: tuple[tuple[GroupKind, str, str], ...] = (
     (GroupKind.SENTENCE, "一二三", "壹贰叁"),
@@ -152,6 +154,36 @@ def scoring_json(rules: Ruleset) -> dict[str, Any]:
             "base": rules.base, "losers": rules.players - 1, "multiplier": rules.multiplier}
 
 
+def _huxi_doubled(rules: Ruleset) -> bool:
+    """Whether a 天胡 counts its 胡息 twice in the base count (``qq``, :func:`di_of`)."""
+    return all(di_of(h, rules, tianhu=True) == di_of(2 * h, rules) != di_of(h, rules)
+               for h in range(rules.min_huxi, rules.min_huxi + 30))
+
+
+def deal_json(rules: Ruleset) -> dict[str, Any]:
+    """Who deals, the wins at the deal and the escape penalty, for the rules page: each
+    figure from the code that plays it (the match's dealer rotation, the solver's 天胡
+    counts, the settlement's factors).
+
+    >>> doc = deal_json(Ruleset())
+    >>> doc["draws_to_pass"], doc["tianhu"], doc["tianhu_huxi_doubled"], doc["dihu"]
+    (3, {'ti': 3, 'kan': 5}, True, False)
+    >>> lz = deal_json(Ruleset.preset("luzhou"))
+    >>> lz["liangzhang_win"], lz["win_on_discard"], lz["tianhu_fan"], lz["dihu_fan"]
+    (False, True, 2, 2)
+    """
+    dihu = rules.win_on_discard and rules.settlement == "luzhou"
+    return {"draws_to_pass": draws_to_pass_deal(rules),
+            "tianhu": {"ti": TIANHU_TI, "kan": TIANHU_KAN},
+            "liangzhang_win": rules.liangzhang_shown,
+            "win_on_discard": rules.win_on_discard,
+            "dihu": dihu,
+            "tianhu_huxi_doubled": _huxi_doubled(rules),
+            "tianhu_fan": fan_factor(rules, tianhu=True),
+            "dihu_fan": fan_factor(rules, dihu=True) if dihu else 1,
+            "escape": {"bonus": rules.escape_bonus, "base": rules.base}}
+
+
 def rules_doc(rules: Ruleset) -> dict[str, Any]:
     """Everything the rules page shows for ``rules``.
 
@@ -165,5 +197,5 @@ def rules_doc(rules: Ruleset) -> dict[str, Any]:
     return {"name": rules.name, "options": rules.to_dict(), "huxi": _huxi_rows(rules.huxi),
             "mingtang": [mingtang_json(row) for row in table.rows],
             "combine": table.combine.value, "haidi": table.haidi,
-            "scoring": scoring_json(rules),
+            "scoring": scoring_json(rules), "deal": deal_json(rules),
             "presets": sorted(PRESETS)}
