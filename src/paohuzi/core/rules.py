@@ -145,7 +145,7 @@ class Ruleset:
             )
         if self.huayang != "half" and self.settlement != "changde":
             raise RulesetError("huayang (花样 levels) applies to the changde settlement only")
-        if self.huxi_table not in HUXI_TABLES:
+        if not isinstance(self.huxi_table, str) or self.huxi_table not in HUXI_TABLES:
             raise RulesetError(f"huxi_table must be one of {', '.join(HUXI_TABLES)}, "
                                f"got {self.huxi_table!r}")
         if self.luzhou_mode not in LUZHOU_MODES:

@@ -24,8 +24,8 @@ from starlette.requests import ClientDisconnect, Request
 
 from paohuzi.server.table import TableError
 
-__all__ = ["MAX_DEPTH", "MAX_NICKNAME", "BadInput", "check_text", "clean_nickname",
-           "parse_json", "read_body"]
+__all__ = ["MAX_DEPTH", "MAX_NICKNAME", "BadInput", "check_text", "check_visible",
+           "clean_nickname", "parse_json", "read_body"]
 
 MAX_DEPTH = 16
 """Deepest nesting of arrays/objects a JSON body may have."""
@@ -140,6 +140,30 @@ vowels) while their categories pass: they would hide a name or a reserved prefix
 (Wide and no-break spaces are white space: folded into one plain space.)"""
 
 
+def check_visible(text: str, what: str, spaces: str = "") -> None:
+    """Refuse (:class:`BadInput`) text shown to other people that holds control, bidi or
+    zero-width characters, lone surrogates, private-use or unassigned characters, blank
+    look-alikes, or starts with a combining mark (``spaces``: white space allowed).
+
+    >>> try:
+    ...     check_visible("qq\u202e", "name")
+    ... except BadInput as exc:
+    ...     print(exc)
+    name holds an invisible formatting character (U+202E); use visible characters
+    """
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category in _BANNED_CATEGORIES and ch not in spaces:
+            raise BadInput(f"{what} holds {_BANNED_CATEGORIES[category]} "
+                           f"(U+{ord(ch):04X}); use visible characters")
+        if ch in BLANK_LOOKALIKES:
+            raise BadInput(f"{what} holds a blank character (U+{ord(ch):04X}); use "
+                           "visible characters")
+    if text and unicodedata.category(text.lstrip()[:1] or "a") in ("Mn", "Me"):
+        raise BadInput(f"{what} starts with a combining mark; start with a visible "
+                       "character")
+
+
 def clean_nickname(value: Any) -> str:
     """A nickname as stored: NFC, runs of spaces as one, no control, bidi or zero-width
     characters (refused, not dropped), at most :data:`MAX_NICKNAME` characters, not
@@ -149,17 +173,7 @@ def clean_nickname(value: Any) -> str:
     if not isinstance(value, str):
         raise BadInput("nickname must be text")
     text = unicodedata.normalize("NFC", value)
-    for ch in text:
-        category = unicodedata.category(ch)
-        if category in _BANNED_CATEGORIES and ch not in " \t\n":
-            raise BadInput(f"nickname holds {_BANNED_CATEGORIES[category]} "
-                           f"(U+{ord(ch):04X}); use visible characters")
-        if ch in BLANK_LOOKALIKES:
-            raise BadInput(f"nickname holds a blank character (U+{ord(ch):04X}); use "
-                           "visible characters")
-    if text and unicodedata.category(text.lstrip()[:1] or "a") in ("Mn", "Me"):
-        raise BadInput("nickname starts with a combining mark; start with a visible "
-                       "character")
+    check_visible(text, "nickname", spaces=" \t\n")
     text = " ".join(text.split())
     if len(text) > MAX_NICKNAME:
         raise BadInput(f"nickname too long: at most {MAX_NICKNAME} characters")

@@ -195,6 +195,10 @@ def _check_stakes(rules: Ruleset) -> None:
             raise TableError(f"rules: {key} must be an integer {low}..{high}, got {value}")
     if not 1 <= len(rules.name) <= MAX_RULES_NAME:
         raise TableError(f"rules: name must be 1..{MAX_RULES_NAME} characters")
+    # shown to every seat and spectator, as a nickname is: held to the same characters
+    from paohuzi.server.inputs import check_visible  # (inputs imports this module)
+
+    check_visible(rules.name, "rules: name", spaces=" ")
 
 
 @dataclass

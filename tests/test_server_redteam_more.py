@@ -1,0 +1,61 @@
+"""Red team of the online game (round 5): each test replays an attack a hostile player
+could make against a live server and fails on the hole it found (docs/protocol.md).
+
+Not repeated here: test_server_redteam.py, test_server_redteam_rooms.py,
+test_server_limits.py (bodies, nicknames, stakes, rates), test_server_fuzz.py (hidden
+cards in state messages), test_server_timing.py (claim windows).
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from server_util import auth, live_server
+
+pytest.importorskip("starlette")
+
+
+@pytest.fixture
+def srv(tmp_path):
+    with live_server(str(tmp_path / "game.db")) as server:
+        yield server
+
+
+# ---- HTTP: room options -------------------------------------------------------------
+
+@pytest.mark.parametrize("table", [[], ["qq"], {}, {"qq": 1}])
+def test_a_huxi_table_that_is_not_text_is_a_clear_400(srv, table):
+    """``rules.huxi_table`` was looked up in a dict before its type was checked: a list or
+    an object raised TypeError (unhashable) and the request got a bare 500."""
+    _, token = srv.player()
+    for path in ("/api/rooms", "/api/rooms/quick"):
+        reply = httpx.post(f"{srv.base}{path}", json={"rules": {"huxi_table": table}},
+                           headers=auth(token))
+        assert reply.status_code == 400, reply.text
+        assert "huxi_table must be one of" in reply.json()["error"]
+    assert srv.server.runtimes == {}
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("qq\u202e", "invisible"),  # a bidi override: reorders what follows it on the page
+    ("\u200bqq", "invisible"),  # a zero-width space
+    ("q\u0000q", "control"),
+    ("qq\n官方", "control"),
+    ("\u3164", "blank"),  # a Hangul filler: an empty-looking name
+    ("\u0301qq", "combining"),
+    ("q\ue000", "private-use"),
+])
+def test_a_rules_name_is_held_to_the_nickname_rules(srv, name, said):
+    """A room's ``rules.name`` is text its creator chooses that every seat and spectator
+    is shown (the table's rules line, ``presetName`` falls back to it), but only its
+    length was checked: bidi overrides, zero-width and control characters — refused in
+    nicknames for exactly this reason — reached everyone's page."""
+    _, token = srv.player()
+    reply = httpx.post(f"{srv.base}/api/rooms", json={"rules": {"name": name}},
+                       headers=auth(token))
+    assert reply.status_code == 400, reply.text
+    assert "rules: name" in reply.json()["error"] and said in reply.json()["error"]
+    assert srv.server.runtimes == {}
+    ok = httpx.post(f"{srv.base}/api/rooms", json={"rules": {"name": "我的 规则"}},
+                    headers=auth(token))
+    assert ok.status_code == 200, ok.text
