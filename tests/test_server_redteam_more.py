@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from server_util import auth, live_server
+from server_util import auth, live_server, until
+
+from paohuzi.server.limits import Limits
 
 pytest.importorskip("starlette")
 
@@ -59,3 +61,38 @@ def test_a_rules_name_is_held_to_the_nickname_rules(srv, name, said):
     ok = httpx.post(f"{srv.base}/api/rooms", json={"rules": {"name": "我的 规则"}},
                     headers=auth(token))
     assert ok.status_code == 200, ok.text
+
+
+# ---- resource abuse: rooms made through the quick match ------------------------------
+
+def test_the_quick_match_cannot_make_rooms_past_the_caps_of_one_address(tmp_path):
+    """Rooms the quick match made had no creator, so only the process's cap (5,000)
+    counted them: an account alone in its queue got a room with computers after ``wait``
+    seconds, could queue again at once (being seated elsewhere did not stop it) and got
+    another — and accounts of one address are never seated together, so each made its
+    own. One address filled the server (503 for everyone) in under an hour, past its
+    caps of 8 rooms an account and 32 an address. The room is now counted for the
+    person it was made for (the longest waiting): his oldest open room nobody is
+    connected to ends first, as for a room he creates."""
+    from paohuzi.server.matchmaking import MatchSettings
+
+    bounds = Limits(max_open_rooms_per_player=2, max_open_rooms_per_address=3)
+    with live_server(str(tmp_path / "g.db"), bounds,
+                     MatchSettings(wait=0.0, tick=0.05, computer="random")) as srv:
+        tokens = [srv.player(f"p{i}")[1] for i in range(2)]
+        made: list[str] = []
+        for round_ in range(3):
+            for token in tokens:
+                reply = httpx.post(f"{srv.base}/api/match", json={"changci": "xinshou"},
+                                   headers=auth(token))
+                assert reply.status_code == 200, reply.text
+                status = until(lambda t=token: (s := httpx.get(
+                    f"{srv.base}/api/match", headers=auth(t)).json())["status"] == "seated"
+                    and s)
+                assert status, f"not seated in round {round_}"
+                made.append(status["code"])
+        assert len(set(made)) == 6  # a room each time: nobody else was queued
+        live = [c for c in made if c in srv.server.runtimes]
+        assert len(live) <= 3, f"{len(live)} live quick-match rooms from one address"
+        mine = [c for c in made[0::2] if c in srv.server.runtimes]
+        assert len(mine) <= 2 and made[-2] in mine  # the newest is kept

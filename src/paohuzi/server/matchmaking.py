@@ -47,7 +47,7 @@ from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.players import PLAYER_NAMES
 from paohuzi.server.economy import EconomyError, changci, check_entry
 from paohuzi.server.hall import Census, hall_counts
-from paohuzi.server.roombounds import ServerFull
+from paohuzi.server.roombounds import Creator, RoomLimitError, address_key
 
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
@@ -702,9 +702,13 @@ class Matchmaker:
         computers = group.seats - len(group.people)
         options = {**self.settings.options, "rules": preset, "changci": changci_key,
                    "seats": ["human"] * len(group.people) + [self.settings.computer] * computers}
+        anchor = group.people[0]  # the longest waiting: the room is counted as his
         try:
-            table = self.server.create_room(options)
-        except ServerFull:  # no room for a new table now: they wait on, in the queue
+            # within the caps on live rooms of an account and an address (roombounds.py),
+            # as a room he created: his oldest open room nobody is connected to ends first
+            table = await self.server.open_room(
+                options, Creator(anchor.player, address_key(anchor.address)))
+        except RoomLimitError:  # no room for a new table now: they wait on, in the queue
             for ticket in group.people:
                 self.queue.join(ticket)
             return 0

@@ -10,8 +10,10 @@ joined or not (accounts are free to make: another account of the same address jo
 must not lift the bound), and ends the oldest open one nobody is connected to. A joined
 room is never ended for a cap — its people may only be reconnecting, and losing their
 match is worse than refusing a room: when nothing can be ended, the new room is refused.
-Beyond the process's cap new rooms are refused (:class:`ServerFull`). Rooms the hall's
-quick match makes have no creator: only the process's cap counts them.
+Beyond the process's cap new rooms are refused (:class:`ServerFull`). A room the hall's
+quick match makes for a group is counted as created by its longest-waiting person
+(matchmaking.py); one it makes otherwise (``Server.create_room``) has no creator: only
+the process's cap counts it.
 
 >>> a, b = Creator(1, address_key("10.0.0.1")), Creator(2, address_key("10.0.0.1"))
 >>> rooms = [LiveRoom("100001", a, joined=False, connected=False),
