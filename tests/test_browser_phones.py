@@ -287,3 +287,151 @@ def test_phones_held_upright_a_claim_the_chi_choice_a_crowded_table_and_the_sett
             problems[size] = found
     assert problems == {}
     context.close()
+
+
+def phone(browser: Any, viewport: dict[str, int]) -> Any:  # noqa: F811
+    """A browser context as a phone: touch, a mobile viewport, three device pixels a pixel."""
+    return browser.new_context(viewport=viewport, device_scale_factor=3, is_mobile=True,
+                               has_touch=True)
+
+
+def sitting_out_state(preset: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The state a 4-seat room's 醒家/坐底 (match seat 3) is sent mid-hand: the three
+    playing seats' public view, his own seat null (a hand played by the engine with
+    seeded random moves; no rule is written here)."""
+    from paohuzi.core.rules import Ruleset
+    from paohuzi.game.engine import Hand
+    from paohuzi.game.view import observe, view_json
+    from paohuzi.server.app import CARDS
+
+    rules = Ruleset.preset(preset)
+    assert rules.xingjia or preset == "hunan"
+    hand = Hand.from_seed(5, rules)
+    rng = random.Random(1)
+    for _ in range(12):
+        seat = hand.pending_seats()[0]
+        hand.act(seat, rng.choice(hand.legal_actions(seat)))
+    assert not hand.ended
+    view = view_json(observe(hand, None))
+    events = view.pop("events")
+    view["seats"].append(None)  # match seat 3 sits this hand out
+    names = ("电脑·老刘 (普通)", "电脑·小翠 (普通)", "电脑·阿强 (普通)", "横屏玩家名字有点长")
+    seats = [{"kind": "human" if i == 3 else "normal", "nickname": n, "tuoguan": False,
+              "points": 0, "beans": 0} for i, n in enumerate(names)]
+    state = {"type": "state", "n": 5, "table": {
+        "code": "mock", "hand_no": 1, "seats": seats, "dealer": 0, "xingjia": 3,
+        "rules": rules.replace(xingjia=True).to_dict(), "timer": 20, "levels": [None] * 4,
+        "summary": None}, "you": 3, "hash": "x", "view": view, "events_from": 0,
+        "events": events, "waits": [], "shuffle": None, "deadline": None, "turn_deadline": 12}
+    welcome = {"type": "welcome", "player": {"id": 2}, "room": "mock", "seat": 3,
+               "last_seq": 0, "cards": CARDS}
+    return welcome, state
+
+
+EVERY_PHONE = {**{k: v for k, v in SMALL_PHONES.items() if k != "640x300"},
+               "667x375": {"width": 667, "height": 375}, "844x390": {"width": 844, "height": 390},
+               "932x430": {"width": 932, "height": 430}, **UPRIGHT_PHONES}
+
+
+@pytest.mark.parametrize("preset", ["luzhou", "hunan"])
+def test_the_seat_sitting_the_hand_out_sees_the_three_playing_seats(browser, srv, preset):  # noqa: F811
+    """A 4-seat room's 醒家 (luzhou's 坐底) watches the hand he sits out: the three
+    playing seats and the centre each get their own part of the screen, one seat across
+    the bottom (the first seat once went to a "top" area the 3-seat board has not, and
+    the board broke into a fourth column)."""
+    welcome, state = sitting_out_state(preset)
+    context = phone(browser, EVERY_PHONE["568x320"])
+    enter(context.new_page(), srv.base, "醒家")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".board .seat[data-seat='2']")
+    problems = {}
+    for size, viewport in EVERY_PHONE.items():
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(100)
+        page.screenshot(path=str(SHOTS / f"sitting-out-{preset}-{size}.png"))
+        boxes = page.eval_on_selector_all(".board .seat, .board .center", """nodes =>
+            nodes.map(n => { const r = n.getBoundingClientRect();
+                             return [n.className, r.left, r.top, r.right, r.bottom]; })""")
+        found = list(layout_problems(page))
+        if sorted(b[0].split()[1] for b in boxes if b[0].startswith("seat")) != \
+                ["bottom", "left", "right"]:
+            found.append(f"seats: {[b[0] for b in boxes]}")
+        for i, (a, *p) in enumerate(boxes):
+            if p[0] < 0 or p[1] < 0 or p[2] > viewport["width"] or p[3] > viewport["height"]:
+                found.append(f"outside: {a}")
+            for b, *q in boxes[i + 1:]:
+                if min(p[2], q[2]) - max(p[0], q[0]) > 1 and min(p[3], q[3]) - max(p[1], q[1]) > 1:
+                    found.append(f"overlap: {a} / {b}")
+        bottom = page.query_selector(".board .seat.bottom").bounding_box()
+        if bottom is None or bottom["width"] < 0.9 * viewport["width"]:
+            found.append(f"the bottom seat is not across the screen: {bottom}")
+        if found:
+            problems[size] = found
+    assert problems == {}
+    context.close()
+
+
+def test_the_quick_chat_opened_on_a_phone_leaves_the_top_bar_in_reach(browser, srv):  # noqa: F811
+    """The quick chat's phrases open under the whole top bar: held upright the bar wraps
+    onto three lines, and the phrases once covered it, their own button too (no way to
+    close them but to say something). Each phone: open by a tap, every top-bar control
+    hit-testable, a phrase tapped, then opened and closed by its button."""
+    welcome, state = _mock_table_messages()
+    context = phone(browser, EVERY_PHONE["390x844"])
+    enter(context.new_page(), srv.base, "快捷")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector("[data-name=chat]")
+    problems = {}
+    for size, viewport in EVERY_PHONE.items():
+        page.set_viewport_size(viewport)
+        page.tap("[data-name=chat]")
+        page.wait_for_selector(".quickchat-list .btn-phrase")
+        page.screenshot(path=str(SHOTS / f"quickchat-{size}.png"))
+        found = page.evaluate("""() => {
+          const out = [];
+          for (const e of document.querySelectorAll('.topbar .btn, .topbar a')) {
+            const r = e.getBoundingClientRect();
+            const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            if (!hit || !(hit === e || e.contains(hit))) out.push(`covered: ${e.textContent}`);
+          }
+          for (const e of document.querySelectorAll('.quickchat-list .btn')) {
+            const r = e.getBoundingClientRect();
+            if (r.left < 0 || r.right > innerWidth || r.top < 0 || r.bottom > innerHeight)
+              e.scrollIntoView({block: 'nearest'});
+            const s = e.getBoundingClientRect();
+            if (s.left < 0 || s.right > innerWidth || s.top < 0 || s.bottom > innerHeight)
+              out.push(`outside: ${e.textContent}`);
+          }
+          return out;
+        }""")
+        page.tap("[data-name=chat]")  # its own button closes it
+        if page.query_selector(".quickchat-list") is not None:
+            found.append("the chat button did not close the phrases")
+        if found:
+            problems[size] = found
+    assert problems == {}
+    context.close()
+
+
+def test_the_shown_cards_caption_clears_its_outline_on_a_phone(browser, srv):  # noqa: F811
+    """The card in play has a 3 px outline outside its box: the caption under it (who
+    discarded or showed it) starts below the outline, not under it."""
+    welcome, state = _mock_table_messages()
+    context = phone(browser, EVERY_PHONE["568x320"])
+    enter(context.new_page(), srv.base, "亮牌")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".in-play-box .shown-by")
+    page.wait_for_timeout(500)  # the card has slid in
+    for size, viewport in {**EVERY_PHONE, "desktop": {"width": 1280, "height": 800}}.items():
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(100)
+        gap = page.evaluate("""() => {
+          const card = document.querySelector('.in-play-box .card.shown');
+          const outline = parseFloat(getComputedStyle(card).outlineWidth)
+                          + parseFloat(getComputedStyle(card).outlineOffset || '0');
+          const caption = document.querySelector('.in-play-box .shown-by');
+          return caption.getBoundingClientRect().top - card.getBoundingClientRect().bottom
+                 - outline;
+        }""")
+        assert gap >= 0, (size, gap)
+    context.close()

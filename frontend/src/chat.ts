@@ -74,6 +74,8 @@ export function mountChat(send: (body: object) => void): TableChat {
     for (const [seat, b] of bubbles) if (b.until <= now) gone = bubbles.delete(seat) || gone;
     if (gone) redraw();
   }, 500);
+  const onResize = () => open && redraw(); // a turned phone: the bar's height changed
+  window.addEventListener("resize", onResize);
   void phrases().then((all) => {
     known = all;
     redraw();
@@ -160,6 +162,10 @@ export function mountChat(send: (body: object) => void): TableChat {
       if (top) {
         chatBar.classList.add("in-topbar");
         top.insertBefore(chatBar, top.querySelector(".spacer")?.nextSibling ?? null);
+        // the phrases open under the whole bar: a bar wrapped onto several lines (phones
+        // held upright) keeps its buttons, this one's too, in reach while they are open
+        const list = chatBar.querySelector<HTMLElement>(".quickchat-list");
+        if (list) list.style.top = `${Math.round(top.getBoundingClientRect().bottom) + 4}px`;
       } else root.append(chatBar);
     }
   }
@@ -183,6 +189,7 @@ export function mountChat(send: (body: object) => void): TableChat {
     decorate,
     close(): void {
       clearInterval(timer);
+      window.removeEventListener("resize", onResize);
     },
   };
 }

@@ -634,7 +634,9 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     const positions = order.length === 2 ? ["bottom", "top"] : ["bottom", "right", "left"];
     const board = el("main", { class: `board players-${order.length}` });
     order.forEach((seat, i) => {
-      if (seat !== me) board.append(seatBox(seat, me === null && i === 0 ? "top" : positions[i]));
+      // a seat sitting the hand out (the 醒家) or a spectator: the first seat takes the
+      // bottom row (the board's grid has no "top" area for three seats)
+      if (seat !== me) board.append(seatBox(seat, positions[i]));
     });
     board.append(center());
     if (me !== null) {
