@@ -428,13 +428,28 @@ def test_no_decision_error_names_nothing_hidden(srv):
         code = srv.quick(token, level="heuristic", bot_delay=0.5, timer=60)
         conn = await connect(srv, code, token)
         state = await conn.to_act()
-        seq = await conn.send({"type": "act", "action": state["view"]["legal_actions"][0]})
+        legal = state["view"]["legal_actions"]
+        # his own decision refused: the refusal lists exactly what he was shown
+        wrong = next(a for a in ("pass", "peng", "hu") if a not in legal)
+        seq = await conn.send({"type": "act", "action": wrong})
+        reply = await conn.until(lambda m, s=seq: m.get("seq") == s)
+        assert reply["type"] == "error", reply
+        assert reply["message"].split("; allowed: ")[1].split(", ") == legal, reply
+        seq = await conn.send({"type": "act", "action": legal[0]})
         await conn.until(lambda m: m.get("seq") == seq)
         for _ in range(3):
             seq = await conn.send({"type": "act", "action": "pass"})
             reply = await conn.until(lambda m, s=seq: m.get("seq") == s)
-            if reply["type"] == "error":
-                assert not any(c in reply["message"] for c in
+            if reply["type"] != "error":
+                continue
+            message = reply["message"]
+            if "; allowed: " in message:
+                # his own decision came round meanwhile (a loaded machine: the computers
+                # are quick): the refusal lists exactly what he was shown he may do
+                shown = conn.states[-1]["view"]["legal_actions"]
+                assert message.split("; allowed: ")[1].split(", ") == shown, reply
+            else:
+                assert not any(c in message for c in
                                "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾"), reply
         await conn.ws.close()
     asyncio.run(go())
