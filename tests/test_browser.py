@@ -129,8 +129,32 @@ def enter(page: Any, base: str, nickname: str) -> None:
     page.wait_for_selector(".profile .nickname")
 
 
-def play_one_step(page: Any) -> bool:
-    """Make one decision by clicking, if it is this page's turn. True if it acted."""
+def play_one_step(page: Any, tries: int = 5) -> bool:
+    """Make one decision by clicking, if it is this page's turn. True if it acted.
+
+    A click on a button or card that the page re-renders under it (a state message came
+    in, a card moved) is not made — Playwright says the element is no longer attached —
+    and is tried again on what the page shows then."""
+    for _ in range(tries):
+        try:
+            return _one_step(page)
+        except playwright.Error as exc:
+            if "not attached" not in str(exc):
+                raise
+            page.wait_for_timeout(100)
+    return False
+
+
+def turn_in_a_hand(page: Any, timeout: float = 30_000) -> None:
+    """Wait until it is this page's turn in a hand in progress: a hand that ended first
+    (someone's 胡 after the last step) is closed and the next one dealt."""
+    page.wait_for_selector(".hint.your-turn, .settlement", timeout=timeout)
+    if page.query_selector(".settlement") is not None:
+        page.click("[data-name=next-hand]")
+        page.wait_for_selector(".hint.your-turn", timeout=timeout)
+
+
+def _one_step(page: Any) -> bool:
     for name in ("hu", "pass"):
         button = page.query_selector(f"[data-name={name}]")
         if button is not None and button.is_enabled():
@@ -484,10 +508,10 @@ def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
     assert serious_axe_violations(page) == []
     page.set_viewport_size(PHONE_LANDSCAPE)
     for _ in range(2):  # a few moves, for the replay to step through
-        page.wait_for_selector(".hint.your-turn", timeout=30_000)
+        turn_in_a_hand(page)
         assert play_one_step(page)
         page.wait_for_timeout(300)
-    page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    turn_in_a_hand(page)
     # leaving: the confirmation names the penalty (at least 8 x base 3 points)
     page.click("[data-name=leave]")
     penalty = page.inner_text(".leave-dialog .penalty")

@@ -25,6 +25,7 @@ from test_browser import (  # the same browser, server and checks as the viewpor
     play_one_step,
     quick_game,
     srv,  # noqa: F401 - a fixture
+    turn_in_a_hand,
 )
 
 SMALL_PHONES = {"640x360": {"width": 640, "height": 360}, "568x320": {"width": 568, "height": 320},
@@ -123,7 +124,7 @@ def test_small_phones_a_quick_game_the_leave_dialog_and_the_replay(browser, srv)
     assert at_every_size(page, "table") == {}
     page.set_viewport_size(SMALL_PHONES["568x320"])
     assert play_one_step(page)
-    page.wait_for_selector(".hint.your-turn", timeout=30_000)
+    turn_in_a_hand(page)  # the next hand's if this one ended at once (a 胡)
     page.click("[data-name=leave]")
     page.wait_for_selector(".leave-dialog [data-name=leave-confirm]")
     assert at_every_size(page, "leave") == {}
