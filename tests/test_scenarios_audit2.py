@@ -247,3 +247,39 @@ def test_s2_ti_c_a_table_wei_and_ones_own_draw_is_a_ti_and_bakuai() -> None:
     assert {"kind": "ti", "seat": 1, "cards": "捌"} in seen
     assert seat_view(hand, 0)["seats"][1]["melds"][1] == {
         "kind": "ti", "cards": "捌捌捌捌", "huxi": 12}
+
+
+# ---- N61: 臭胡 after a passed 亮张胡, with a dealt 提 -----------------------------------------
+
+# Seat 1 holds 一×4 (a dealt 提), 二三四 五六七 八九十 贰柒拾 壹贰叁 and a lone 伍: with the
+# 亮张 伍 his 20 cards win (提 9 + 贰柒拾 6 + 壹贰叁 6 = 21 胡息, the pair 伍伍). He passes;
+# his 提 is laid (§3.5); the dealer discards 肆; seat 1 draws the wall's first card, 伍.
+N61_DEAL: dict[str, Any] = {
+    "hands": ["二二三三四四五五六六七七八八九九十十肆肆",
+              "一一一一 二三四 五六七 八九十 贰柒拾 壹贰叁 伍",
+              "壹壹壹 叁叁叁 陆陆 捌捌 玖玖 柒 拾 二 三 四 六 七 八"],
+    "liangzhang": "伍",
+    "wall": "伍",
+}
+
+
+def test_n61_a_dealt_ti_laid_after_a_passed_liangzhang_win_lifts_the_chouhu_bar() -> None:
+    """§4.5 臭胡: a passed win bars the same card "while his current 胡息 (the 胡息 of his
+    table groups) is unchanged". Passed at table 胡息 0; the dealt 提 laid after the
+    亮张 decision (§3.5) makes it 9 (a small 提, §5): changed, so the next 伍 may be won
+    (docs/rules-notes.md N61)."""
+    hand = play(N61_DEAL, [])
+    assert hand.pending_seats() == [1] and Hu() in hand.legal_actions(1)  # 亮张胡 offered
+    hand.act(1, Pass())
+    assert kinds(hand, 1) == [("ti", "一一一一")]
+    assert sum(m.huxi for m in hand.seats[1].melds) == 9
+    hand.act(0, next(a for a in hand.legal_actions(0) if a.text == "discard 肆"))
+    while hand.claim is None or hand.claim.card != C("伍"):
+        hand.act(hand.pending_seats()[0], Pass())  # nobody takes the 肆
+    assert lines(hand)[-2:] == ["seat 1 draw 伍", "seat 1 show 伍"]
+    assert Hu() in hand.legal_actions(1)
+    hand.act(1, Hu())
+    for seat in hand.pending_seats():
+        hand.act(seat, Pass())
+    r = hand.result
+    assert r is not None and r.winner == 1 and r.source == "self"
