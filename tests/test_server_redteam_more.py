@@ -96,3 +96,26 @@ def test_the_quick_match_cannot_make_rooms_past_the_caps_of_one_address(tmp_path
         assert len(live) <= 3, f"{len(live)} live quick-match rooms from one address"
         mine = [c for c in made[0::2] if c in srv.server.runtimes]
         assert len(mine) <= 2 and made[-2] in mine  # the newest is kept
+
+
+def test_a_computers_randomness_cannot_be_foreseen_from_public_facts():
+    """A computer's seed (its random moves, the search's worlds) comes from the hand's
+    server secret: two rooms of the same code, hand number, seat values and moves but
+    other secrets give other seeds, so the room code and the move count (public) no
+    longer tell which legal action, in the order of its hidden hand, a random or easy
+    computer takes. The same log (a restored room) gives the same seeds."""
+    from paohuzi.server.table import RoomConfig, Table
+
+    def dealt(secret: str) -> Table:
+        table = Table("424242", RoomConfig.from_json({"seats": ["human", "random", "easy"]}))
+        table.apply({"k": "sit", "seat": 0, "player": 1, "nickname": "p0"})
+        table.apply({"k": "commit", "hand": 1, "secret": secret, "salt": "00" * 16})
+        table.apply({"k": "entropy", "hand": 1, "seat": 0, "value": "ab"})
+        table.apply(table.new_start_entry())
+        return table
+
+    one, again, other = dealt("11" * 32), dealt("11" * 32), dealt("22" * 32)
+    seeds = [[t.computer_seed(s) for s in (1, 2)] for t in (one, again, other)]
+    assert seeds[0] == seeds[1]  # replayed from the same log
+    assert seeds[0][0] != seeds[2][0] and seeds[0][1] != seeds[2][1]
+    assert seeds[0][0] != seeds[0][1]  # each seat its own

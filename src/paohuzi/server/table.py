@@ -23,7 +23,6 @@ two between hands only. No hand is dealt while the last one is unsettled.
 from __future__ import annotations
 
 import hashlib
-import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -791,8 +790,23 @@ class Table:
         name = self.computer_name(match_seat)
         assert self.hand is not None
         return make_player(name if name in PLAYER_NAMES else "heuristic",
-                           (zlib.crc32(self.code.encode()) + self.hand_no * 7919
-                            + len(self.hand.actions)) & 0xFFFFFF)
+                           self.computer_seed(match_seat))
+
+    def computer_seed(self, match_seat: int) -> int:
+        """The randomness of a computer's next decision (its random moves, the search's
+        sampled worlds): drawn from the hand's server secret, hidden until the hand ends,
+        with the seat and the decision's number. From the room code and the hand's
+        public move count alone (as it used to be) anyone could foresee a computer's
+        random choices — which of its legal actions, in the order of its hidden hand,
+        it takes — and read its cards from them. A restored room gives the same seeds
+        (the secret is in its log); a hand without a shuffle (none is dealt without one)
+        falls back to the room code."""
+        assert self.hand is not None
+        shuffle = self.shuffle
+        secret = self.code if shuffle is None else \
+            shuffle.secret if isinstance(shuffle, Shuffle) else str(shuffle.seed)
+        text = f"{secret}:computer:{self.hand_no}:{match_seat}:{len(self.hand.actions)}"
+        return int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)
 
 
 def _seat_json(viewer: int | None) -> str:
