@@ -436,3 +436,44 @@ def test_the_shown_cards_caption_clears_its_outline_on_a_phone(browser, srv):  #
         }""")
         assert gap >= 0, (size, gap)
     context.close()
+
+
+def test_a_decision_closes_the_quick_chat_phrases(browser, srv):  # noqa: F811
+    """On the smallest phone held sideways the open phrases cover the claim's buttons:
+    a decision that comes while they are open closes them, and its buttons (吃, 过) are
+    in reach; opened again during the decision, they stay open."""
+    welcome, deciding = _mock_table_messages()
+    waiting = json.loads(json.dumps(deciding))  # the same moment, nothing to decide yet
+    waiting["view"]["legal_actions"], waiting["deadline"] = [], None
+    waiting["n"], deciding = 5, {**deciding, "n": 6}
+    context = phone(browser, SMALL_PHONES["568x320"])
+    enter(context.new_page(), srv.base, "快捷")
+    page = context.new_page()
+    sockets: list[Any] = []
+
+    def handler(ws: Any) -> None:
+        ws.on_message(lambda message: None)
+        ws.send(json.dumps(welcome, ensure_ascii=False))
+        ws.send(json.dumps(waiting, ensure_ascii=False))
+        sockets.append(ws)
+
+    page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
+    page.goto(srv.base + "/#/room/mock")
+    page.wait_for_selector("[data-name=chat]")
+    assert page.query_selector("[data-name=pass]") is None
+    page.tap("[data-name=chat]")
+    page.wait_for_selector(".quickchat-list .btn-phrase")
+    sockets[0].send(json.dumps(deciding, ensure_ascii=False))
+    page.wait_for_selector("[data-name=pass]")
+    page.wait_for_selector(".quickchat-list", state="detached")
+    covered = page.evaluate("""() => [...document.querySelectorAll('.actions .btn')]
+      .filter(e => { const r = e.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return !hit || !(hit === e || e.contains(hit)); })
+      .map(e => e.textContent)""")
+    assert covered == []
+    page.tap("[data-name=chat]")  # opened again by the player: it stays open
+    page.wait_for_selector(".quickchat-list .btn-phrase")
+    page.wait_for_timeout(700)  # the chat redraws every 500 ms at most
+    assert page.query_selector(".quickchat-list") is not None
+    context.close()

@@ -65,6 +65,7 @@ export function mountChat(send: (body: object) => void): TableChat {
   const bubbles = new Map<number, { id: string; until: number }>();
   let presence: Json[] = [];
   let open = false;
+  let decided = false; // whether the last state shown asked this page for a decision
   let lastRoot: HTMLElement | null = null;
   let lastState: Json | null = null;
   let known = new Map<string, Phrase>();
@@ -131,6 +132,11 @@ export function mountChat(send: (body: object) => void): TableChat {
   function decorate(root: HTMLElement, state: Json | null): void {
     lastRoot = root;
     lastState = state;
+    // a decision that comes while the phrases are open closes them: on a small phone
+    // they would cover its buttons (碰/吃/过). Opened again during it, they stay open.
+    const deciding = (state?.view?.legal_actions?.length ?? 0) > 0;
+    if (deciding && !decided) open = false;
+    decided = deciding;
     root.querySelectorAll(".hall-deco").forEach((n) => n.remove());
     if (!state) return;
     const muted = mutedNames();
