@@ -10,9 +10,11 @@ so every scenario test is also a replayable record::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from paohuzi.core.rules import Ruleset
+from paohuzi.game.actions import Pass
 from paohuzi.game.engine import Hand
 from paohuzi.game.record import FORMAT, record_of, replay
 
@@ -44,3 +46,18 @@ def kinds(hand: Hand, seat: int) -> list[tuple[str, str]]:
 
 def event_kinds(hand: Hand) -> list[str]:
     return [e.kind for e in hand.events]
+
+
+def pass_until(hand: Hand, done: Callable[[Hand], bool], limit: int = 500
+               ) -> list[tuple[int, str]]:
+    """Everyone declines everything (pass) and a seat that must discard throws its lowest
+    card, until ``done(hand)``; returns the decisions taken."""
+    taken: list[tuple[int, str]] = []
+    while not done(hand):
+        assert not hand.ended and len(taken) < limit, "the hand ended or never got there"
+        seat = hand.pending_seats()[0]
+        legal = hand.legal_actions(seat)
+        action = Pass() if Pass() in legal else legal[0]
+        hand.act(seat, action)
+        taken.append((seat, action.text))
+    return taken

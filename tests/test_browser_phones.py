@@ -103,14 +103,27 @@ def mock_state(hand: Any, summary: dict[str, Any] | None = None) -> tuple[dict[s
     return welcome, state
 
 
-def show_mock(context: Any, base: str, welcome: dict[str, Any], state: dict[str, Any]) -> Any:
-    """A new page of ``context`` showing the mock table (the server's socket replaced)."""
+def covered(page: Any, selector: str) -> list[str]:
+    """The texts of the elements of ``selector`` that something else covers at their
+    centre (a tap there would not reach them)."""
+    return list(page.eval_on_selector_all(selector, """nodes => nodes.filter(e => {
+        const r = e.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return !hit || !(hit === e || e.contains(hit)); }).map(e => e.textContent)"""))
+
+
+def show_mock(context: Any, base: str, welcome: dict[str, Any], state: dict[str, Any],
+              sockets: list[Any] | None = None) -> Any:
+    """A new page of ``context`` showing the mock table (the server's socket replaced;
+    ``sockets``: gets the page's socket, for the test to send more)."""
     page = context.new_page()
 
     def handler(ws: Any) -> None:
         ws.on_message(lambda message: None)
         ws.send(json.dumps(welcome, ensure_ascii=False))
         ws.send(json.dumps(state, ensure_ascii=False))
+        if sockets is not None:
+            sockets.append(ws)
 
     page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
     page.goto(base + "/#/room/mock")
@@ -388,13 +401,9 @@ def test_the_quick_chat_opened_on_a_phone_leaves_the_top_bar_in_reach(browser, s
         page.tap("[data-name=chat]")
         page.wait_for_selector(".quickchat-list .btn-phrase")
         page.screenshot(path=str(SHOTS / f"quickchat-{size}.png"))
-        found = page.evaluate("""() => {
+        found = [f"covered: {text}" for text in covered(page, ".topbar .btn, .topbar a")]
+        found += page.evaluate("""() => {
           const out = [];
-          for (const e of document.querySelectorAll('.topbar .btn, .topbar a')) {
-            const r = e.getBoundingClientRect();
-            const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-            if (!hit || !(hit === e || e.contains(hit))) out.push(`covered: ${e.textContent}`);
-          }
           for (const e of document.querySelectorAll('.quickchat-list .btn')) {
             const r = e.getBoundingClientRect();
             if (r.left < 0 || r.right > innerWidth || r.top < 0 || r.bottom > innerHeight)
@@ -448,17 +457,8 @@ def test_a_decision_closes_the_quick_chat_phrases(browser, srv):  # noqa: F811
     waiting["n"], deciding = 5, {**deciding, "n": 6}
     context = phone(browser, SMALL_PHONES["568x320"])
     enter(context.new_page(), srv.base, "快捷")
-    page = context.new_page()
     sockets: list[Any] = []
-
-    def handler(ws: Any) -> None:
-        ws.on_message(lambda message: None)
-        ws.send(json.dumps(welcome, ensure_ascii=False))
-        ws.send(json.dumps(waiting, ensure_ascii=False))
-        sockets.append(ws)
-
-    page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
-    page.goto(srv.base + "/#/room/mock")
+    page = show_mock(context, srv.base, welcome, waiting, sockets)
     page.wait_for_selector("[data-name=chat]")
     assert page.query_selector("[data-name=pass]") is None
     page.tap("[data-name=chat]")
@@ -466,12 +466,7 @@ def test_a_decision_closes_the_quick_chat_phrases(browser, srv):  # noqa: F811
     sockets[0].send(json.dumps(deciding, ensure_ascii=False))
     page.wait_for_selector("[data-name=pass]")
     page.wait_for_selector(".quickchat-list", state="detached")
-    covered = page.evaluate("""() => [...document.querySelectorAll('.actions .btn')]
-      .filter(e => { const r = e.getBoundingClientRect();
-        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-        return !hit || !(hit === e || e.contains(hit)); })
-      .map(e => e.textContent)""")
-    assert covered == []
+    assert covered(page, ".actions .btn") == []
     page.tap("[data-name=chat]")  # opened again by the player: it stays open
     page.wait_for_selector(".quickchat-list .btn-phrase")
     page.wait_for_timeout(700)  # the chat redraws every 500 ms at most

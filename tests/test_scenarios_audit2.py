@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from notation import C
-from scenario import kinds, play
+from scenario import kinds, pass_until, play
 
 from paohuzi.core.chi import chi_options
 from paohuzi.core.kinds import Source
@@ -24,20 +24,6 @@ from paohuzi.game.view import seat_view
 
 def lines(hand: Hand) -> list[str]:
     return [str(e) for e in hand.events]
-
-
-def pass_until(hand: Hand, done: Any) -> list[tuple[int, str]]:
-    """Everyone passes and a seat that must discard throws its lowest card, until
-    ``done(hand)``; returns the decisions taken."""
-    taken: list[tuple[int, str]] = []
-    while not done(hand):
-        assert not hand.ended and len(taken) < 200
-        seat = hand.pending_seats()[0]
-        legal = hand.legal_actions(seat)
-        action = Pass() if Pass() in legal else legal[0]
-        hand.act(seat, action)
-        taken.append((seat, action.text))
-    return taken
 
 
 def others_pass(hand: Hand) -> None:
@@ -274,8 +260,7 @@ def test_n61_a_dealt_ti_laid_after_a_passed_liangzhang_win_lifts_the_chouhu_bar(
     assert kinds(hand, 1) == [("ti", "一一一一")]
     assert sum(m.huxi for m in hand.seats[1].melds) == 9
     hand.act(0, next(a for a in hand.legal_actions(0) if a.text == "discard 肆"))
-    while hand.claim is None or hand.claim.card != C("伍"):
-        hand.act(hand.pending_seats()[0], Pass())  # nobody takes the 肆
+    pass_until(hand, lambda h: h.claim is not None and h.claim.card == C("伍"))  # the 肆
     assert lines(hand)[-2:] == ["seat 1 draw 伍", "seat 1 show 伍"]
     assert Hu() in hand.legal_actions(1)
     hand.act(1, Hu())

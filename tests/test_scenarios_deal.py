@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scenario import event_kinds, kinds, play
+from scenario import event_kinds, kinds, pass_until, play
 
 from paohuzi.core.cards import Card, format_cards
 from paohuzi.core.rules import Ruleset
@@ -27,15 +27,7 @@ from paohuzi.game.view import seat_view
 def _drive_passively(hand: Hand, limit: int = 500) -> list[tuple[int, str]]:
     """Play a hand where everybody declines everything (pass) and a seat that must
     discard throws its lowest card. Returns the decisions taken."""
-    taken: list[tuple[int, str]] = []
-    while not hand.ended:
-        assert len(taken) < limit, "the hand does not end"
-        seat = hand.pending_seats()[0]
-        legal = hand.legal_actions(seat)
-        action = Pass() if Pass() in legal else legal[0]
-        hand.act(seat, action)
-        taken.append((seat, action.text))
-    return taken
+    return pass_until(hand, lambda h: h.ended, limit)
 
 
 def _hand_of(deal: dict[str, Any], rules: Ruleset) -> Hand:

@@ -61,3 +61,24 @@ def test_an_owner_that_cannot_be_reached_is_a_503() -> None:
     status, body, kind = relay(f"http://127.0.0.1:{port}", "/api/rooms/123456")
     assert status == 503 and "did not answer" in json.loads(body)["error"]
     assert kind == "application/json"
+
+
+def test_an_owner_that_answers_garbage_is_a_503() -> None:
+    """A process dying mid-answer (or anything not HTTP on its port): no status line."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def answer_garbage() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(4096)
+            conn.sendall(b"\x00 not http\r\n\r\n")
+
+    thread = threading.Thread(target=answer_garbage, daemon=True)
+    thread.start()
+    try:
+        status, body, _ = relay(f"http://127.0.0.1:{listener.getsockname()[1]}",
+                                "/api/rooms/123456")
+        assert status == 503 and "did not answer" in json.loads(body)["error"]
+    finally:
+        thread.join(5)
+        listener.close()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import json
 import logging
 import os
@@ -155,7 +156,7 @@ class Cluster:
 
         try:
             return await asyncio.to_thread(fetch)
-        except (OSError, ValueError):
+        except (OSError, ValueError, http.client.HTTPException):  # no answer, or a broken one
             body = json.dumps({"error": "the room's server did not answer; try again"})
             return 503, body.encode(), "application/json"
 

@@ -172,7 +172,8 @@ def deal_json(rules: Ruleset) -> dict[str, Any]:
     >>> lz["liangzhang_win"], lz["win_on_discard"], lz["tianhu_fan"], lz["dihu_fan"]
     (False, True, 2, 2)
     """
-    dihu = rules.win_on_discard and rules.settlement == "luzhou"
+    dihu_fan = fan_factor(rules, dihu=True)
+    dihu = rules.win_on_discard and dihu_fan > 1  # a 地胡 is won on a discard
     return {"draws_to_pass": draws_to_pass_deal(rules),
             "tianhu": {"ti": TIANHU_TI, "kan": TIANHU_KAN},
             "liangzhang_win": rules.liangzhang_shown,
@@ -180,7 +181,7 @@ def deal_json(rules: Ruleset) -> dict[str, Any]:
             "dihu": dihu,
             "tianhu_huxi_doubled": _huxi_doubled(rules),
             "tianhu_fan": fan_factor(rules, tianhu=True),
-            "dihu_fan": fan_factor(rules, dihu=True) if dihu else 1,
+            "dihu_fan": dihu_fan if dihu else 1,
             "escape": {"bonus": rules.escape_bonus, "base": rules.base}}
 
 
