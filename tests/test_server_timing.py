@@ -292,3 +292,79 @@ def test_the_discarding_seats_clock_is_public_and_a_claim_window_has_none(srv):
                     not view.get("in_play"):
                 raise AssertionError(f"another person's turn without its clock: {msg}")
     assert others_clock > 0  # each saw the other's countdown
+
+
+def _discard_shown_after(bot: BotClient) -> list[tuple[str, float]]:
+    """Per acknowledged discard: (action, seconds from sending it to the state that shows
+    it). A state released before the discard arrived may still come after its ack (the
+    server was sending it when the discard came): it is not the one that shows it."""
+    latency = dict(zip((seq for seq, _ in bot.acked), bot.latencies, strict=True))
+    action = dict(bot.acked)
+    out = []
+    for i, msg in enumerate(bot.messages):
+        if msg.get("type") != "ack" or not action.get(msg.get("seq"), "").startswith(
+                "discard"):
+            continue
+        sent = bot.received_at[i] - latency[msg["seq"]]
+        shown = next((bot.received_at[j] for j in range(i + 1, len(bot.messages))
+                      if bot.messages[j].get("type") == "state" and any(
+                          e.get("kind") == "discard" and e.get("seat") == bot.seat
+                          for e in bot.messages[j].get("events", []))), None)
+        assert shown is not None, f"the discard of seq {msg['seq']} was never shown"
+        out.append((action[msg["seq"]], shown - sent))
+    return out
+
+
+def test_a_decision_is_acknowledged_before_the_engine_goes_on(srv, monkeypatch):
+    """What the engine does after a decision depends on the others' hidden cards (a
+    discard nobody may claim goes on to the next draw and its claim point; one someone
+    may claim stops), and so does its time: the ack came after that work, ~0.4 ms later
+    when nobody could claim (benchmarks/ack_timing.py: AUC 0.73 between the classes).
+    Now it reaches the decider before the engine applies the decision: here the engine
+    is held 20 ms before each of the seat's decisions, and the ack must have arrived
+    by then."""
+    import threading
+
+    from paohuzi.server.table import Table
+
+    applied_at: dict[int, float] = {}
+    apply = Table.apply
+    server_thread: list[threading.Thread] = []
+
+    def held_apply(self: Table, entry: dict[str, Any]) -> None:
+        if entry.get("k") == "act" and entry.get("player") is not None:
+            server_thread.append(threading.current_thread())
+            time.sleep(0.02)
+            applied_at[entry["seq"]] = time.monotonic()
+        apply(self, entry)
+
+    monkeypatch.setattr(Table, "apply", held_apply)
+    _, token = srv.player("p0")
+    code = srv.room(token, seats=["human", "easy", "easy"], timer=30, next_delay=600,
+                    bot_delay=0.05, claim_window=0.05)
+    bot = BotClient(srv.ws_url(code), token, seat=0, seed=3)
+    asyncio.run(bot.play(1, timeout=90))
+    acked_at = {msg["seq"]: at for msg, at in zip(bot.messages, bot.received_at, strict=True)
+                if msg.get("type") == "ack"}
+    assert len(applied_at) == len(bot.acked) >= 3
+    assert threading.current_thread() not in server_thread
+    late = [seq for seq, at in applied_at.items() if acked_at[seq] > at]
+    assert late == [], f"{len(late)} of {len(applied_at)} acks came after the engine's work"
+
+
+def test_what_follows_a_decision_is_shown_a_fixed_pad_after_it(srv):
+    """The same for the state showing a discard: released as soon as it was built, it
+    came ~0.5 ms later when nobody could claim the card (AUC 0.81). It now leaves no
+    sooner than ``DECISION_PAD`` after the decision was logged, whatever the engine
+    did."""
+    from paohuzi.server.delivery import DECISION_PAD
+
+    _, token = srv.player("p0")
+    code = srv.room(token, seats=["human", "easy", "easy"], timer=30, next_delay=600,
+                    bot_delay=0.05, claim_window=0.05)
+    bot = BotClient(srv.ws_url(code), token, seat=0, seed=5)
+    asyncio.run(bot.play(1, timeout=90))
+    shown = _discard_shown_after(bot)
+    assert len(shown) >= 2, "seat 0 hardly discarded"
+    assert min(seconds for _, seconds in shown) >= DECISION_PAD * 0.98, shown
+

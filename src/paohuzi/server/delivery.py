@@ -26,12 +26,21 @@ frame that shows it has been released (:meth:`Delivery.released`).
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from paohuzi.server.views import Body
 
-__all__ = ["Delivery", "Frame"]
+__all__ = ["DECISION_PAD", "Delivery", "Frame"]
+
+DECISION_PAD = 0.02
+"""Seconds after a decision is logged before the frame that follows it may be released.
+What the engine does after a decision depends on hidden cards (a discard nobody may
+claim goes on to the next draw and its claim point, one someone may claim stops), and
+so does the time it takes; released as soon as it is built, the next frame would tell
+the decider — by a millisecond or so — whether anyone had an option. Padded to a fixed
+delay after the decision, it leaves at the same moment either way (unless building it
+took longer than the pad: a server far past its capacity)."""
 
 Viewer = int | None
 """A match seat, or ``None`` for a spectator."""
@@ -47,6 +56,8 @@ class Frame:
         decisions: per match seat with a decision, the key of that decision.
         claim_point: the frame shows a claim point: the next one waits the window.
         between: the frame shows no hand in progress (before the first, or a hand's end).
+        floor: not released before this (``time.monotonic()``): a decision's
+            :data:`DECISION_PAD`, for the frames its application captured.
     """
 
     hand_no: int
@@ -54,6 +65,7 @@ class Frame:
     decisions: dict[int, tuple[Any, ...]]
     claim_point: bool
     between: bool = False
+    floor: float = 0.0
 
     def same_as(self, other: Frame) -> bool:
         """Nothing any viewer sees differs (a secret answer, a settled marker...)."""
@@ -70,7 +82,8 @@ class Delivery:
     window: float
     current: Frame | None = None
     queue: deque[Frame] = field(default_factory=deque)
-    not_before: float = 0.0
+    not_before: float = 0.0  # the claim window of the last claim point released
+    floor: float = 0.0  # of the frames captured from now on (:meth:`hold`)
 
     @property
     def pending(self) -> bool:
@@ -83,15 +96,34 @@ class Delivery:
         last = self.queue[-1] if self.queue else self.current
         if last is not None and not frame.claim_point and frame.same_as(last):
             return
-        self.queue.append(frame)
+        self.queue.append(replace(frame, floor=self.floor) if self.floor > frame.floor
+                          else frame)
+
+    def hold(self, until: float) -> None:
+        """The frames captured from now on are released no sooner than ``until`` (a
+        decision is being applied: :data:`DECISION_PAD`); frames queued before keep
+        their time — another seat's decision, made while they wait, does not delay them.
+
+        >>> d = Delivery(window=1.0)
+        >>> d.hold(5.02); d.capture(Frame(1, {None: Body("a")}, {}, claim_point=True))
+        >>> d.hold(5.03); d.capture(Frame(1, {None: Body("b")}, {}, claim_point=False))
+        >>> d.due(now=5.0), d.due(now=5.02)
+        (False, True)
+        >>> d.release(now=5.02).bodies[None].hash, round(d.wait(now=5.5), 2)
+        ('a', 0.52)
+        """
+        self.floor = max(self.floor, until)
+
+    def _next_at(self) -> float:
+        return max(self.not_before, self.queue[0].floor) if self.queue else self.not_before
 
     def due(self, now: float) -> bool:
         """The next frame may be released now."""
-        return bool(self.queue) and now >= self.not_before
+        return bool(self.queue) and now >= self._next_at()
 
     def wait(self, now: float) -> float:
         """Seconds until the next frame may be released."""
-        return max(0.0, self.not_before - now)
+        return max(0.0, self._next_at() - now)
 
     def release(self, now: float) -> Frame:
         """Release the next frame (the caller checked :meth:`due`)."""

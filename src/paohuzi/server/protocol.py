@@ -8,6 +8,7 @@ the table changed (then the runtime schedules what comes next).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -16,7 +17,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from paohuzi.core.cards import ALL_CARDS
 from paohuzi.core.errors import PaohuziError
-from paohuzi.server.connection import Client
+from paohuzi.server.connection import Client, to_json
 from paohuzi.server.levels import level_of
 from paohuzi.server.messages import (
     Act,
@@ -71,11 +72,38 @@ def _seated(client: Client) -> int:
     return client.seat
 
 
-async def _act(runtime: Runtime, client: Client, msg: Act) -> bool:
+async def _act(runtime: Runtime, client: Client, msg: Act,
+               ack: EarlyAck | None = None) -> bool:
     seat = _seated(client)
     runtime.verify_shown(seat)
-    runtime.act(seat, msg.action, player=client.player.id, seq=msg.seq)
+    if ack is None:
+        runtime.act(seat, msg.action, player=client.player.id, seq=msg.seq)
+    else:
+        runtime.act_acknowledged(seat, msg.action, player=client.player.id,
+                                 seq=msg.seq, acknowledge=ack.send)
     return True
+
+
+class EarlyAck:
+    """A decision's acknowledgement, sent the moment the decision is logged — before the
+    engine applies it, so that its delay does not depend on what the engine does next
+    (which depends on the others' hidden cards: ``benchmarks/ack_timing.py``)."""
+
+    def __init__(self, client: Client, seq: int) -> None:
+        self.client, self.seq = client, seq
+        self.sent = False
+        self.writer: asyncio.Task[None] | None = None
+
+    def send(self) -> None:
+        """Hand the ack to the socket now (queued behind what the connection still has
+        to send, if anything)."""
+        self.sent = True
+        self.writer = self.client.post(to_json({"type": "ack", "seq": self.seq}))
+
+    async def delivered(self) -> None:
+        """Wait, as :meth:`Client.send_now` does, until the socket has taken it."""
+        if self.writer is not None:
+            await asyncio.wait([self.writer])
 
 
 async def _sit(runtime: Runtime, client: Client, msg: Sit) -> bool:
@@ -182,11 +210,15 @@ async def handle(runtime: Runtime, client: Client, msg: Message) -> None:
     is logged. The answers leave after the lock is released: a client that does not read
     never holds the room up."""
     watching = _watching(runtime, client) if isinstance(msg, Sit) else []
-    reply = await _apply(runtime, client, msg)
+    ack = EarlyAck(client, msg.seq)
+    reply = await _apply(runtime, client, msg, ack)
     if client.resync is not None:
         snapshot, client.resync = client.resync, None
         await runtime.send_state(client, snapshot=snapshot)
-    await client.send_now(reply)
+    if reply is None:
+        await ack.delivered()
+    else:
+        await client.send_now(reply)
     if isinstance(msg, Sit):
         for other in watching:
             if other.seat is not None:
@@ -206,7 +238,9 @@ async def _welcome_seated(runtime: Runtime, client: Client) -> None:
     await runtime.send_state(client, snapshot=True)
 
 
-async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, Any]:
+async def _apply(runtime: Runtime, client: Client, msg: Message,
+                 ack: EarlyAck) -> dict[str, Any] | None:
+    """The answer to ``msg``, None when it was acknowledged early (a decision: ``ack``)."""
     t = runtime.table
     async with runtime.lock:
         seat = client.seat
@@ -219,14 +253,19 @@ async def _apply(runtime: Runtime, client: Client, msg: Message) -> dict[str, An
             return {"type": "error", "seq": msg.seq, "message":
                     f"'seq' may be at most {MAX_SEQ_STEP} above the last one applied ({last})"}
         try:
-            changed = await HANDLERS[type(msg)](runtime, client, msg)
+            if isinstance(msg, Act):
+                changed = await _act(runtime, client, msg, ack)
+            else:
+                changed = await HANDLERS[type(msg)](runtime, client, msg)
         except PaohuziError as exc:
+            if ack.sent:  # refused after it was logged: a defect, not the player's error
+                raise
             _count_seq(runtime, client, msg.seq)
             return {"type": "error", "seq": msg.seq, "message": str(exc)}
         _count_seq(runtime, client, msg.seq)
         if changed:
             runtime.schedule()
-        return {"type": "ack", "seq": msg.seq}
+        return None if ack.sent else {"type": "ack", "seq": msg.seq}
 
 
 def _last_before_sitting(t: Table, client: Client, msg: Message) -> int:

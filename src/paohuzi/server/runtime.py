@@ -19,7 +19,7 @@ from paohuzi.game.engine import Hand, Phase
 from paohuzi.players import Player, observation_for
 from paohuzi.server import settlement
 from paohuzi.server.connection import Client, to_json
-from paohuzi.server.delivery import Delivery, Frame
+from paohuzi.server.delivery import DECISION_PAD, Delivery, Frame
 from paohuzi.server.economy import check_entry
 from paohuzi.server.levels import level_of
 from paohuzi.server.presence import PRESENCE_ENTRIES, Seating, presence_json
@@ -88,6 +88,11 @@ class Runtime:
         """Log (committed), then apply, then queue what the seats will be shown. The
         caller holds the lock and has verified the entry (a decision: :meth:`act`)."""
         self.server.storage.append_log(self.table.code, entry)
+        self._apply_logged(entry)
+
+    def _apply_logged(self, entry: dict[str, Any]) -> None:
+        if entry["k"] == "act":  # what follows a decision is not shown sooner
+            self.delivery.hold(time.monotonic() + DECISION_PAD)
         self.table.apply(entry)
         self.note_activity()
         self.changed.set()
@@ -101,6 +106,26 @@ class Runtime:
         """A decision for match seat ``seat``: verified once (:meth:`Table.verify_act`,
         which raises :class:`TableError`), then logged and applied, then settled if it
         ended the hand. ``player``: the person who decided, None for the computer."""
+        self.commit(self._act_entry(seat, action, player, seq))
+        self.settle_if_needed()
+
+    def act_acknowledged(self, seat: int, action: Action, *, player: int, seq: int,
+                         acknowledge: Callable[[], object]) -> None:
+        """:meth:`act` for a person's message, acknowledged (``acknowledge``: the ack is
+        handed to the socket) once it is logged, before the engine applies it. What the
+        engine does next depends on the others' hidden cards (a discard nobody may claim
+        goes on to the next draw and its claim point; one someone may claim waits), and
+        so does its time: an ack sent after that work would tell the decider by its
+        delay (docs/protocol.md, "Claim windows")."""
+        entry = self._act_entry(seat, action, player, seq)
+        self.server.storage.append_log(self.table.code, entry)
+        acknowledge()
+        self._apply_logged(entry)
+        self.settle_if_needed()
+
+    def _act_entry(self, seat: int, action: Action, player: int | None,
+                   seq: int | None) -> dict[str, Any]:
+        """The log entry of a decision, once verified (:meth:`Table.verify_act`)."""
         self.table.verify_act(seat, action)
         entry: dict[str, Any] = {"k": "act", "seat": seat, "action": action.text,
                                  "player": player}
@@ -108,8 +133,7 @@ class Runtime:
             entry["auto"] = True
         if seq is not None:
             entry["seq"] = seq
-        self.commit(entry)
-        self.settle_if_needed()
+        return entry
 
     def verify_shown(self, seat: int) -> None:
         """Raise :class:`TableError` unless ``seat`` has been shown a decision it must take:
@@ -544,8 +568,9 @@ class Runtime:
         """One computer decision at a time for this room, on the shared fair pool.
 
         A computer's answer on a claim is made at once: it is hidden in the claim window
-        like anyone's. A computer's discard (its turn is public) comes once the turn has
-        been shown, after the room's ``bot_delay`` (at least MIN_COMPUTER_DELAY)."""
+        like anyone's (and done, for the quick levels, long before the card is shown:
+        ``DECISION_PAD``). A computer's discard (its turn is public) comes once the turn
+        has been shown, after the room's ``bot_delay`` (at least MIN_COMPUTER_DELAY)."""
         t = self.table
         while True:
             async with self.lock:
