@@ -244,3 +244,37 @@ def test_kept_bodies_equal_fresh_views_other_presets(preset):
     """The same at every moment under presets whose views have more members (luzhou's
     group labels and 底牌)."""
     test_kept_bodies_equal_fresh_views_at_every_moment(preset)
+
+
+def test_a_claim_point_of_the_deal_counts_its_hand_as_played():
+    """The claim points of a deal (the 亮张; 提 and a shown draw before the dealer's
+    discard) are captured while the table is still dealing the hand, before ``hand``
+    is the table's: their frames showed the match's hands played without it (and the
+    last hand's settlement), and the next frame changed the count — an extra message
+    in a claim window (seen as a rare failure of test_server_fuzz's uniform delivery)."""
+    table = Table("views", RoomConfig.from_json({"seats": ["human"] * 3}))
+    during_deal: list[dict[str, Any]] = []
+
+    def claim_point(hand: Any) -> None:
+        if hand is not table.hand:
+            body = table.bodies([None], hand)[None]
+            during_deal.append(json.loads("{" + body.head_json + "}")["table"])
+
+    table.on_claim_point = claim_point
+    for s in range(3):
+        table.apply({"k": "sit", "seat": s, "player": s + 1, "nickname": f"p{s}"})
+    rng = random.Random(7)
+    for hand_no in range(1, 3):
+        table.apply(table.new_commit_entry())
+        table.apply(table.new_start_entry())
+        assert during_deal, "no claim point while dealing"
+        for shown in during_deal:
+            assert shown["match"]["played"] == hand_no
+            assert shown["settlement"] is None
+        during_deal.clear()
+        while table.hand is not None and not table.hand.ended:
+            hand_seat = table.hand.pending_seats()[0]
+            action = rng.choice(table.hand.legal_actions(hand_seat))
+            table.apply({"k": "act", "seat": table.match_seat(hand_seat),
+                         "action": action.text, "player": 1})
+        table.apply({"k": "settled", "hand": hand_no})

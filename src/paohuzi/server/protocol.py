@@ -72,15 +72,12 @@ def _seated(client: Client) -> int:
     return client.seat
 
 
-async def _act(runtime: Runtime, client: Client, msg: Act,
-               ack: EarlyAck | None = None) -> bool:
+async def _act(runtime: Runtime, client: Client, msg: Act, ack: EarlyAck) -> bool:
+    """A decision: acknowledged as soon as it is logged (:class:`EarlyAck`)."""
     seat = _seated(client)
     runtime.verify_shown(seat)
-    if ack is None:
-        runtime.act(seat, msg.action, player=client.player.id, seq=msg.seq)
-    else:
-        runtime.act_acknowledged(seat, msg.action, player=client.player.id,
-                                 seq=msg.seq, acknowledge=ack.send)
+    runtime.act_acknowledged(seat, msg.action, player=client.player.id, seq=msg.seq,
+                             acknowledge=ack.send)
     return True
 
 
@@ -198,17 +195,19 @@ async def _invalid(runtime: Runtime, client: Client, msg: Invalid) -> bool:
 
 Handler = Callable[[Runtime, Client, Any], Awaitable[bool]]
 HANDLERS: dict[type, Handler] = {
-    Act: _act, Sit: _sit, Takeover: _takeover, Next: _next, Leave: _leave,
+    Sit: _sit, Takeover: _takeover, Next: _next, Leave: _leave,
     Entropy: _entropy, Resync: _resync, Chat: _chat, Ping: _ping, Invalid: _invalid,
 }
-"""The handler of each message type."""
+"""The handler of each message type but :class:`Act` (``_act``: acknowledged early)."""
 
 
 async def handle(runtime: Runtime, client: Client, msg: Message) -> None:
     """Apply one message under the room's lock: a duplicate is acknowledged as such, a
     refusal answered with an error (its ``seq`` counted), a change acknowledged after it
-    is logged. The answers leave after the lock is released: a client that does not read
-    never holds the room up."""
+    is logged. The answers leave after the lock is released — but a decision's ack, handed
+    to the socket (never awaited) once the decision is logged: its timing must not
+    depend on what the engine does next. A client that does not read never holds the
+    room up."""
     watching = _watching(runtime, client) if isinstance(msg, Sit) else []
     ack = EarlyAck(client, msg.seq)
     reply = await _apply(runtime, client, msg, ack)

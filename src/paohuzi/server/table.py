@@ -634,7 +634,7 @@ class Table:
             "xingjia": self.match.xingjia,
             "rules": self.config.rules,
             "timer": self.config.timer,
-            **self._hall_view(),
+            **self._hall_view(hand),
         }
         table_member = self._kept.member("table", "table", table)
         if hand is None:
@@ -710,11 +710,14 @@ class Table:
         self._seat_parts[hand_seat] = (key, part)
         return part
 
-    def _hall_view(self) -> dict[str, Any]:
+    def _hall_view(self, hand: Hand | None) -> dict[str, Any]:
         """What the table view adds for the hall (issue 11): each seat's level, the 场次,
-        the match (局数), the last hand's settlement in match seats and the 大结算."""
+        the match (局数), the last hand's settlement in match seats and the 大结算.
+        ``hand``: the hand shown — at a claim point of its deal (提 and a shown draw before
+        the dealer's discard) it is not ``self.hand`` yet, and the frame must still count
+        it as played (it once showed the last hand's count, then changed mid-window)."""
         assert self.match is not None
-        in_hand = self.hand is not None and not self.hand.ended
+        in_hand = hand is not None and not hand.ended
         played = len(self.match.history) + (1 if in_hand else 0)
         return {
             "levels": [s.level if s.kind == "human" else None for s in self.seats],
