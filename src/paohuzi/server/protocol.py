@@ -76,8 +76,8 @@ async def _act(runtime: Runtime, client: Client, msg: Act, ack: EarlyAck) -> boo
     """A decision: acknowledged as soon as it is logged (:class:`EarlyAck`)."""
     seat = _seated(client)
     runtime.verify_shown(seat)
-    runtime.act_acknowledged(seat, msg.action, player=client.player.id, seq=msg.seq,
-                             acknowledge=ack.send)
+    runtime.act(seat, msg.action, player=client.player.id, seq=msg.seq,
+                acknowledge=ack.send)
     return True
 
 

@@ -84,13 +84,14 @@ class Runtime:
 
     # ---- logging and applying ----------------------------------------------------
 
-    def commit(self, entry: dict[str, Any]) -> None:
+    def commit(self, entry: dict[str, Any],
+               logged: Callable[[], object] | None = None) -> None:
         """Log (committed), then apply, then queue what the seats will be shown. The
-        caller holds the lock and has verified the entry (a decision: :meth:`act`)."""
+        caller holds the lock and has verified the entry (a decision: :meth:`act`).
+        ``logged``: called once the entry is in the log, before it is applied."""
         self.server.storage.append_log(self.table.code, entry)
-        self._apply_logged(entry)
-
-    def _apply_logged(self, entry: dict[str, Any]) -> None:
+        if logged is not None:
+            logged()
         if entry["k"] == "act":  # what follows a decision is not shown sooner
             self.delivery.hold(time.monotonic() + DECISION_PAD)
         self.table.apply(entry)
@@ -102,30 +103,18 @@ class Runtime:
             self.presence_changed()
 
     def act(self, seat: int, action: Action, *, player: int | None,
-            seq: int | None = None) -> None:
+            seq: int | None = None, acknowledge: Callable[[], object] | None = None
+            ) -> None:
         """A decision for match seat ``seat``: verified once (:meth:`Table.verify_act`,
         which raises :class:`TableError`), then logged and applied, then settled if it
-        ended the hand. ``player``: the person who decided, None for the computer."""
-        self.commit(self._act_entry(seat, action, player, seq))
-        self.settle_if_needed()
+        ended the hand. ``player``: the person who decided, None for the computer.
 
-    def act_acknowledged(self, seat: int, action: Action, *, player: int, seq: int,
-                         acknowledge: Callable[[], object]) -> None:
-        """:meth:`act` for a person's message, acknowledged (``acknowledge``: the ack is
-        handed to the socket) once it is logged, before the engine applies it. What the
-        engine does next depends on the others' hidden cards (a discard nobody may claim
-        goes on to the next draw and its claim point; one someone may claim waits), and
-        so does its time: an ack sent after that work would tell the decider by its
-        delay (docs/protocol.md, "Claim windows")."""
-        entry = self._act_entry(seat, action, player, seq)
-        self.server.storage.append_log(self.table.code, entry)
-        acknowledge()
-        self._apply_logged(entry)
-        self.settle_if_needed()
-
-    def _act_entry(self, seat: int, action: Action, player: int | None,
-                   seq: int | None) -> dict[str, Any]:
-        """The log entry of a decision, once verified (:meth:`Table.verify_act`)."""
+        ``acknowledge`` (a person's message): called once the decision is logged, before
+        the engine applies it — it hands the ack to the socket. What the engine does next
+        depends on the others' hidden cards (a discard nobody may claim goes on to the
+        next draw and its claim point; one someone may claim waits), and so does its
+        time: an ack sent after that work would tell the decider by its delay
+        (docs/protocol.md, "Claim windows")."""
         self.table.verify_act(seat, action)
         entry: dict[str, Any] = {"k": "act", "seat": seat, "action": action.text,
                                  "player": player}
@@ -133,7 +122,8 @@ class Runtime:
             entry["auto"] = True
         if seq is not None:
             entry["seq"] = seq
-        return entry
+        self.commit(entry, acknowledge)
+        self.settle_if_needed()
 
     def verify_shown(self, seat: int) -> None:
         """Raise :class:`TableError` unless ``seat`` has been shown a decision it must take:
