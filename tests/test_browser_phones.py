@@ -297,10 +297,34 @@ def test_phones_held_upright_a_claim_the_chi_choice_a_crowded_table_and_the_sett
         page.set_viewport_size(viewport)
         page.wait_for_timeout(150)
         page.screenshot(path=str(SHOTS / f"upright-{moment}-{size}.png"))
-        if found := layout_problems(page):
+        found = layout_problems(page) + off_screen(page, viewport, VISIBLE_UPRIGHT[moment])
+        if moment in ("claim", "crowded"):
+            found += [f"covered: {text}" for text in covered(page, ".center .card")]
+        if found:
             problems[size] = found
     assert problems == {}
     context.close()
+
+
+VISIBLE_UPRIGHT = {"claim": ".center .card.shown, .topbar .btn", "picker": ".picker .pick",
+                   "crowded": ".center .card, .seat:not(.mine) header, .topbar .btn",
+                   "settlement": ".settlement td.pts, .settlement td.beans"}
+"""What each upright moment must show whole: the card in play (a crowded table once
+squeezed the centre to nothing), the top bar's buttons, each seat's points and beans
+(the settlement's columns once ran off the screen's right edge)."""
+
+
+def off_screen(page: Any, viewport: dict[str, int], selector: str) -> list[str]:
+    """The elements of ``selector`` not wholly inside the viewport (none found is one)."""
+    boxes = page.eval_on_selector_all(selector, """nodes => nodes.map(e => {
+        const r = e.getBoundingClientRect();
+        return [e.className + ' ' + e.textContent, r.left, r.top, r.right, r.bottom]; })""")
+    if not boxes:
+        return [f"nothing shows {selector}"]
+    return [f"off the screen: {name} {left:.0f},{top:.0f},{right:.0f},{bottom:.0f}"
+            for name, left, top, right, bottom in boxes
+            if min(left, top) < 0 or right > viewport["width"] + 0.5
+            or bottom > viewport["height"] + 0.5]
 
 
 def phone(browser: Any, viewport: dict[str, int]) -> Any:  # noqa: F811
