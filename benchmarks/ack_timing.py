@@ -1,11 +1,11 @@
 """Does the acknowledgement of a decision tell what the others hold? (a timing side channel)
 
 Run: ``python benchmarks/ack_timing.py [--rooms 6] [--hands 4] [--opponents computers]``
-``[--parallel 1] [--pin] [--src OTHER/src ...]``
+``[--level easy] [--parallel 1] [--pin] [--src OTHER/src ...]``
 
 One bot client per room, alone in this process (the attacker: no think time), plays
 seat 0 over a real WebSocket against a ``benchmarks/load_server.py`` process, with two
-``easy`` computers (``--opponents computers``, the default) or two more bot clients in
+computers of ``--level`` (``--opponents computers``, the default) or two more bot clients in
 this process (``--opponents humans``: then the latencies of all three are kept, and
 their own sends and reads on the client side blur the classes); every decision's
 latency (send → its ``ack``; for a discard also send → the state showing it) is kept.
@@ -100,8 +100,8 @@ def auc(high: list[float], low: list[float]) -> float:
     return (rank_sum - n * (n + 1) / 2) / (n * m)
 
 
-async def play_rooms(port: int, rooms: int, hands: int, humans: bool, parallel: int
-                     ) -> list[tuple[str, list[BotClient]]]:
+async def play_rooms(port: int, rooms: int, hands: int, humans: bool, parallel: int,
+                     level: str = "easy") -> list[tuple[str, list[BotClient]]]:
     base = f"http://127.0.0.1:{port}"
     async with httpx.AsyncClient(timeout=30) as http:
         tokens = [(await http.post(f"{base}/api/players", json={"nickname": f"t{i}"})
@@ -109,7 +109,7 @@ async def play_rooms(port: int, rooms: int, hands: int, humans: bool, parallel: 
         played = []
         for _ in range(rooms):
             reply = await http.post(f"{base}/api/rooms", json={
-                "seats": ["human"] * 3 if humans else ["human", "easy", "easy"],
+                "seats": ["human"] * 3 if humans else ["human", level, level],
                 "timer": 60, "next_delay": 0.2, "bot_delay": 0, "claim_window": 0.05},
                 headers={"authorization": f"Bearer {tokens[0]}"})
             reply.raise_for_status()
@@ -147,13 +147,13 @@ def timings(bot: BotClient) -> list[tuple[float, float]]:
 
 
 def measure(src: Path, rooms: int, hands: int, humans: bool, parallel: int,
-            pin: bool = False) -> dict[str, list[tuple[float, float]]]:
+            pin: bool = False, level: str = "easy") -> dict[str, list[tuple[float, float]]]:
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         database = str(Path(tmp) / "ack.db")
         proc = start_server(src, port, database, cpus={0} if pin else None)
         try:
-            played = asyncio.run(play_rooms(port, rooms, hands, humans, parallel))
+            played = asyncio.run(play_rooms(port, rooms, hands, humans, parallel, level))
         finally:
             stop_servers([proc])
         storage = SQLiteStorage(database)
@@ -182,6 +182,8 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=6)
     parser.add_argument("--hands", type=int, default=4)
     parser.add_argument("--opponents", choices=("computers", "humans"), default="computers")
+    parser.add_argument("--level", default="easy",
+                        help="the computers' level (a searching one thinks in claim windows)")
     parser.add_argument("--parallel", type=int, default=1, help="rooms played at once")
     parser.add_argument("--pin", action="store_true",
                         help="the server on CPU 0, this process on CPU 1")
@@ -192,8 +194,9 @@ def main() -> None:
     for src in args.src or [HERE.parent / "src"]:
         load = os.getloadavg()[0]
         found = measure(src.resolve(), args.rooms, args.hands, args.opponents == "humans",
-                        args.parallel, args.pin)
-        print(f"{src}, opponents: {args.opponents} (load {load:.2f} → "
+                        args.parallel, args.pin, args.level)
+        print(f"{src}, opponents: {args.opponents}"
+              f"{'' if args.opponents == 'humans' else ' ' + args.level} (load {load:.2f} → "
               f"{os.getloadavg()[0]:.2f}; ms, wall)")
         for first, second in PAIRS:
             a, b = found[first], found[second]

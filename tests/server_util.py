@@ -59,9 +59,10 @@ def free_port() -> int:
 
 class LiveServer:
     def __init__(self, database: str, limits: Limits | None = None,
-                 match: MatchSettings | None = None) -> None:
+                 match: MatchSettings | None = None, computer_processes: bool = True) -> None:
         self.port = free_port()
-        self.app = create_app(database=database, limits=limits, match=match)
+        self.app = create_app(database=database, limits=limits, match=match,
+                              computer_processes=computer_processes)
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_base = f"ws://127.0.0.1:{self.port}"
         self._server = uvicorn.Server(uvicorn_config(self.app, "127.0.0.1", self.port, limits,
@@ -120,8 +121,9 @@ class LiveServer:
 
 @contextlib.contextmanager
 def live_server(database: str, limits: Limits | None = None,
-                match: MatchSettings | None = None) -> Iterator[LiveServer]:
-    server = LiveServer(database, limits, match)
+                match: MatchSettings | None = None,
+                computer_processes: bool = True) -> Iterator[LiveServer]:
+    server = LiveServer(database, limits, match, computer_processes)
     server.start()
     try:
         yield server

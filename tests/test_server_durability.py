@@ -9,11 +9,12 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from server_util import free_port, wait_until_serving
+from server_util import free_port, until, wait_until_serving
 
 from paohuzi.server.client import BotClient
 
@@ -134,5 +135,51 @@ def test_kill_minus_nine_loses_nothing(database):
                 for s in range(3)]
         asyncio.run(play_for(bots, 1.0))
         assert any(b.acked for b in bots)
+    finally:
+        server.stop()
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes started by ``pid`` and by them, and so on (Linux's /proc)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        parents[int(stat.parent.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return found
+
+
+def test_computer_workers_end_with_a_server_killed_minus_nine(tmp_path):
+    """A computer worker waits on a queue whose writing end it holds itself and keeps
+    the forkserver open, so after ``kill -9`` of the server they used to live on for
+    ever, one set more at each crash. They watch the server and end with it."""
+    server = ServerProcess(str(tmp_path / "workers.db"))
+    server.start()
+    try:
+        token = httpx.post(f"{server.base}/api/players", json={"nickname": "w"}).json()["token"]
+        code = httpx.post(f"{server.base}/api/rooms/quick", json={
+            "level": "normal", "bot_delay": 0, "timer": 30, "next_delay": 0,
+            "claim_window": 0.05}, headers={"authorization": f"Bearer {token}"}).json()["code"]
+        bot = BotClient(f"ws://127.0.0.1:{server.port}/ws/{code}", token, seat=0,
+                        keep_messages=False)
+        asyncio.run(bot.play(1, timeout=120))
+        assert server.proc is not None
+        started = descendants(server.proc.pid)
+        assert len(started) >= 2, started  # the forkserver and at least one worker
+        server.kill9()
+
+        def left() -> set[int]:
+            return {pid for pid in started if Path(f"/proc/{pid}").exists()
+                    and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                    != "Z"}
+
+        assert until(lambda: not left(), timeout=10), left()
     finally:
         server.stop()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +15,7 @@ import websockets
 from claim_points import UNIFORM, replayed, shown_card_signatures
 from server_util import LiveServer, live_server
 
+from paohuzi.players import choose_move
 from paohuzi.server.client import BotClient
 
 pytest.importorskip("starlette")
@@ -139,27 +143,30 @@ def test_a_room_whose_people_are_all_in_tuoguan_pauses(srv):
     assert resumed > still  # takeover: the table goes on (the player's timer runs again)
 
 
-class SlowPlayer:
-    """Thinks 100 ms, then passes or plays its first legal action. It sleeps rather than
-    spins: a spinning thread would measure the interpreter lock and the machine's load,
-    not the pool's scheduling (a first-come pool keeps a quiet room's move behind every
-    busy room's; a fair one behind at most the moves already running)."""
+def slow_choice(name: str, seed: int, view: Any, legal: Any) -> Any:
+    """An ``easy`` computer that thinks 100 ms, then passes or plays its first legal
+    action; the others as they are. It sleeps rather than spins: a spinning thread would
+    measure the interpreter lock and the machine's load, not the pool's scheduling (a
+    first-come pool keeps a quiet room's move behind every busy room's; a fair one behind
+    at most the moves already running)."""
+    if name != "easy":
+        return choose_move(name, seed, view, legal)
+    time.sleep(0.1)
+    return legal[-1]
 
-    def choose(self, view: Any, legal: Any) -> Any:
-        time.sleep(0.1)
-        return legal[-1]
 
-
-def test_busy_rooms_do_not_starve_another_room(srv, monkeypatch):
+def test_busy_rooms_do_not_starve_another_room(tmp_path, monkeypatch):
     """Computer moves of all rooms once shared one thread pool (and a missed discard ran
-    the computer on the event loop): rooms of slow computers starved a separate room."""
-    from paohuzi.server.table import Table
+    the computer on the event loop): rooms of slow computers starved a separate room.
+    (Computer moves on threads here, so that the slow computer replaces the real one.)"""
+    from paohuzi.server import runtime
 
-    busy: set[str] = set()
-    original = Table.computer_player
-    monkeypatch.setattr(Table, "computer_player", lambda self, seat: SlowPlayer()
-                        if self.code in busy else original(self, seat))
+    monkeypatch.setattr(runtime, "choose_move", slow_choice)
+    with live_server(str(tmp_path / "busy.db"), computer_processes=False) as srv:
+        busy_rooms_and_a_quiet_one(srv)
 
+
+def busy_rooms_and_a_quiet_one(srv: Any) -> None:
     def quiet_progress(seconds: float) -> int:
         _, token = srv.player()
         code = srv.quick(token, level="random", bot_delay=0, timer=30, next_delay=0)
@@ -169,9 +176,8 @@ def test_busy_rooms_do_not_starve_another_room(srv, monkeypatch):
 
     alone = quiet_progress(3.0)
     tokens = [srv.player(f"b{i}")[1] for i in range(12)]
-    codes = [srv.quick(t, level="random", bot_delay=0, timer=30, next_delay=0)
+    codes = [srv.quick(t, level="easy", bot_delay=0, timer=30, next_delay=0)
              for t in tokens]
-    busy.update(codes)
     stop = time.monotonic() + 6.0
 
     async def keep_busy(code: str, token: str) -> None:
@@ -368,3 +374,49 @@ def test_what_follows_a_decision_is_shown_a_fixed_pad_after_it(srv):
     assert len(shown) >= 2, "seat 0 hardly discarded"
     assert min(seconds for _, seconds in shown) >= DECISION_PAD * 0.98, shown
 
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux's /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_computers_think_in_worker_processes(srv):
+    """A searching computer thinking on a thread of the server took the interpreter lock
+    in turns with the event loop, slowing what the loop did meanwhile (another seat's
+    answer in a claim window, a ping) by an amount a client could time. The server's
+    computers think in worker processes: the workers, not the server, spent the time."""
+    _, token = srv.player()
+    code = srv.quick(token, level="normal", bot_delay=0, timer=30, next_delay=0)
+    bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
+    asyncio.run(bot.play(1, timeout=120))
+    computer_moves = sum(1 for e in srv.server.storage.load_log(code)
+                         if e["k"] == "act" and e["seat"] != 0)
+    pids = srv.server.pool.processes.pids()
+    assert computer_moves > 5 and pids and os.getpid() not in pids
+    # a normal computer thinks tens of ms a move (a worker that only waited: ~0.1 s)
+    assert sum(cpu_seconds(pid) for pid in pids) > 0.005 * computer_moves + 0.15, pids
+
+
+def test_a_worker_process_that_dies_does_not_stop_the_table(srv):
+    """A worker killed (out of memory, by hand) breaks the set of workers: the move that
+    met it is made in the server, the workers are replaced, and the hand goes on."""
+    _, token = srv.player()
+    code = srv.quick(token, level="normal", bot_delay=0, timer=30, next_delay=0)
+    bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
+
+    async def play_and_kill() -> list[int]:
+        playing = asyncio.create_task(bot.play(2, timeout=120))
+        while not srv.server.pool.processes.pids():
+            await asyncio.sleep(0.01)
+        killed = srv.server.pool.processes.pids()
+        for pid in killed:
+            os.kill(pid, signal.SIGKILL)
+        await playing
+        return killed
+
+    killed = asyncio.run(play_and_kill())
+    assert len(srv.games(token)) >= 2  # both hands were played to their end
+    now = srv.server.pool.processes.pids()
+    assert now and not set(now) & set(killed)

@@ -19,6 +19,7 @@ The computer players live beside this interface: :mod:`~paohuzi.players.heuristi
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -27,8 +28,10 @@ from paohuzi.game.actions import Action
 from paohuzi.game.engine import Hand, HandResult
 from paohuzi.game.view import Observation, observe
 
-__all__ = ["EXPERIMENTAL", "LEVELS", "PLAYER_NAMES", "Player", "RandomPlayer", "make_player",
-           "observation_for", "play_hand"]
+__all__ = ["EXPERIMENTAL", "LEVELS", "PLAYER_NAMES", "Player", "RandomPlayer", "choose_move",
+           "make_player", "observation_for", "play_hand"]
+
+log = logging.getLogger("paohuzi.players")
 
 
 class Player(Protocol):
@@ -58,6 +61,31 @@ def observation_for(player: object, hand: Hand, seat: int) -> Observation | None
     if not getattr(player, "needs_view", True):
         return None
     return observe(hand, seat, events=getattr(player, "needs_events", True))
+
+
+def choose_move(name: str, seed: int, view: Observation | None,
+                legal: Sequence[Action]) -> Action:
+    """The decision of the computer player ``name`` seeded ``seed``, always one of
+    ``legal``: what the game server runs for a computer seat, in a worker process of its
+    own (the arguments and the result are small values that pickle). A player that fails
+    (a bug) takes the last legal action rather than stop a table.
+
+    >>> from paohuzi.core.rules import Ruleset
+    >>> from paohuzi.game.engine import Hand
+    >>> hand = Hand.from_seed(16, Ruleset())
+    >>> seat = hand.pending_seats()[0]
+    >>> legal = hand.legal_actions(seat)
+    >>> view = observation_for(make_player("normal"), hand, seat)
+    >>> choose_move("normal", 7, view, legal) == make_player("normal", 7).choose(view, legal)
+    True
+    """
+    try:
+        action = make_player(name, seed).choose(view, legal)
+    except Exception as error:  # pragma: no cover - defensive: a table must never stop
+        # the error's type only: its text or traceback may name hidden cards
+        log.error("the computer player %s failed (%s)", name, type(error).__name__)
+        return legal[-1]
+    return action if action in legal else legal[-1]
 
 
 def play_hand(hand: Hand, players: Sequence[Player],

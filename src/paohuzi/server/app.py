@@ -94,7 +94,8 @@ def _creator_sits(data: Any, quick: bool) -> bool:
 
 def create_app(storage: Storage | None = None, database: str | Path | None = None,
                limits: Limits | None = None, match: MatchSettings | None = None,
-               redis: str | None = None, address: str | None = None) -> Starlette:
+               redis: str | None = None, address: str | None = None,
+               computer_processes: bool = True) -> Starlette:
     """The ASGI app (``storage`` given, or the one ``database`` names — a SQLite file or a
     ``postgresql://`` URL, :func:`~paohuzi.server.backends.open_storage` — closed on
     shutdown);
@@ -104,6 +105,9 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
     With ``redis`` (a ``redis://`` URL) the process is one of several sharing a
     PostgreSQL ``database`` (cluster.py), reachable by the others at ``address``
     (``http://host:port``).
+
+    Computer moves run in worker processes unless ``computer_processes`` is false (then
+    on threads of this process: tests that replace a computer player in this process).
 
     Raises :class:`~paohuzi.server.dblock.DatabaseInUseError` when another server
     uses that database."""
@@ -119,7 +123,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             raise ValueError("several processes (--redis) need a PostgreSQL --database and "
                              "this process's address")
         cluster = Cluster(storage, redis, address)
-    server = Server(storage, limits, match)
+    server = Server(storage, limits, match, computer_processes)
     bounds = server.limits
 
     def player_of(request: Request) -> PlayerRecord | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from paohuzi.game.actions import Action, Pass
 from paohuzi.game.engine import Hand, Phase
-from paohuzi.players import Player, observation_for
+from paohuzi.players import choose_move, make_player, observation_for
 from paohuzi.server import settlement
 from paohuzi.server.connection import Client, to_json
 from paohuzi.server.delivery import DECISION_PAD, Delivery, Frame
@@ -529,9 +529,9 @@ class Runtime:
                     self.timer_task = None
                     self.schedule()
                     return
-                player, obs, legal = self._observation(seat)
+                move = self._computer_move(seat)
             # a missed discard (public anyway): the computer discards, off the event loop
-            action = await self.server.pool.run(t.code, _choose, player, obs, legal)
+            action = await self.server.pool.run(t.code, choose_move, *move)
             async with self.lock:
                 if not self._still_due(seat, key):
                     self._arm_timers()
@@ -545,13 +545,14 @@ class Runtime:
                 self.schedule()
             return
 
-    def _observation(self, seat: int) -> tuple[Player, Any, list[Action]]:
-        """The computer player of a seat, its observation and its legal actions now."""
+    def _computer_move(self, seat: int) -> tuple[str, int, Any, list[Action]]:
+        """What the seat's computer decides from now: its player's name and seed, its
+        observation and its legal actions (the arguments of ``choose_move``)."""
         t = self.table
         hand_seat = t.hand_seat(seat)
         assert t.hand is not None and hand_seat is not None
-        player = t.computer_player(seat)
-        return (player, observation_for(player, t.hand, hand_seat),
+        name, seed = t.computer_spec(seat)
+        return (name, seed, observation_for(make_player(name, seed), t.hand, hand_seat),
                 t.hand.legal_actions(hand_seat))
 
     async def _bot_move(self) -> None:
@@ -570,11 +571,11 @@ class Runtime:
                 key = self.decision_key(seat)
                 assert t.hand is not None
                 discarding = t.hand.phase is Phase.DISCARD
-                player, obs, legal = self._observation(seat)
+                move = self._computer_move(seat)
             if discarding:
                 await self.caught_up.wait()
                 await asyncio.sleep(max(t.config.bot_delay, MIN_COMPUTER_DELAY))
-            action = await self.server.pool.run(t.code, _choose, player, obs, legal)
+            action = await self.server.pool.run(t.code, choose_move, *move)
             async with self.lock:
                 if t.hand is None or t.hand.ended or self.decision_key(seat) != key or \
                         self.computer_seat() != seat:
@@ -792,14 +793,3 @@ def _loop_running() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def _choose(player: Player, obs: Any, legal: list[Action]) -> Action:
-    """A computer's decision (on a pool thread); always a legal one."""
-    try:
-        action = player.choose(obs, legal)
-    except Exception:  # pragma: no cover - defensive: a table must never stop
-        log.error("a computer player failed")
-        return legal[-1]
-    return action if action in legal else legal[-1]
-

@@ -1,10 +1,18 @@
-"""Computer moves of every room on a few threads, shared fairly between rooms.
+"""Computer moves of every room on a few workers, shared fairly between rooms.
 
 A room asks for one move at a time (its runtime has one computer task). Among the
 moves waiting, the next to run is the one of the room that has used the least thinking
 time so far (a room new to the pool starts level with the last move run), so a room
 of quick computers is never stuck behind rooms of slow ones: it waits for at most the
 moves already running.
+
+A move runs on one of the pool's threads, which hands it to a worker process
+(:class:`WorkerProcesses`, what ``paohuzi serve`` does) or, without them, runs it in the
+thread. In the server's own interpreter a searching computer's thinking takes the
+interpreter lock in turns with the event loop, slowing whatever the loop does meanwhile
+(another seat's answer in a claim window, a ping) by an amount a client can time: that
+told a careful client that some computer had an option on the card shown
+(docs/protocol.md, "Claim windows").
 """
 
 from __future__ import annotations
@@ -12,18 +20,132 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
+import multiprocessing
+import os
+import select
+import signal
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-__all__ = ["FairPool"]
+__all__ = ["FairPool", "WorkerProcesses"]
 
 T = TypeVar("T")
 
+log = logging.getLogger("paohuzi.server")
+
+WORKER_PRELOAD = ["paohuzi.players", "paohuzi.players.search", "paohuzi.players.heuristic"]
+"""Imported once by the process that starts the workers (the forkserver), so a worker
+starts as a fork of it, ready, in milliseconds."""
+
+
+class WorkerProcesses:
+    """Processes that run functions away from this interpreter, started on first use.
+
+    Started by the forkserver (spawned where there is none): clean interpreters, not
+    forks of a server's threads and sockets. A worker that dies (killed, out of memory)
+    breaks the set: it is replaced for the next call, and the call that met it runs
+    here instead, so a table never stops for it. Workers ignore Ctrl-C (the server
+    stops them when it stops) and end with the server however it ends (``kill -9``).
+
+    >>> workers = WorkerProcesses(1)
+    >>> workers.call(pow, (2, 10))
+    1024
+    >>> workers.close()
+    """
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError("worker processes need at least one worker")
+        self.workers = workers
+        self._lock = threading.Lock()
+        self._executor: ProcessPoolExecutor | None = None
+
+    def call(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        """``fn(*args)`` in a worker (``fn``, its arguments and result must pickle)."""
+        executor = self._current()
+        try:
+            return executor.submit(fn, *args).result()
+        except BrokenProcessPool:
+            self._replace(executor)
+            log.warning("a computer worker process died: replaced; this move ran in the server")
+            return fn(*args)
+
+    def pids(self) -> list[int]:
+        """The process ids of the workers started (none before the first call)."""
+        with self._lock:
+            executor = self._executor
+        return [] if executor is None else sorted(getattr(executor, "_processes", None) or {})
+
+    def close(self) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def _current(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=_start_context(), initializer=_worker_start,
+                    initargs=(os.getpid(),))
+            return self._executor
+
+    def _replace(self, broken: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._executor is broken:
+                self._executor = None
+        broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _start_context() -> Any:
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")  # pragma: no cover - not on Linux
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(WORKER_PRELOAD)
+    return context
+
+
+def _worker_start(server_pid: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with, args=(server_pid,), name="server-watch",
+                     daemon=True).start()
+
+
+def _exit_with(server_pid: int) -> None:
+    """End this worker when the server process ends, however it ends. A worker waits
+    on a queue whose writing end it holds itself, and it holds the forkserver open: after
+    a ``kill -9`` of the server nothing else would ever end either."""
+    try:
+        pidfd = os.pidfd_open(server_pid)
+    except ProcessLookupError:
+        os._exit(0)
+    except (AttributeError, OSError):  # pragma: no cover - not Linux 5.3+: poll instead
+        while _alive(server_pid):
+            time.sleep(1.0)
+        os._exit(0)
+    select.select([pidfd], [], [])  # readable once the process has ended
+    os._exit(0)
+
+
+def _alive(pid: int) -> bool:  # pragma: no cover - see _exit_with
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
 
 class FairPool:
-    """A bounded pool of threads running computer moves, least-served room first.
+    """A bounded pool running computer moves, least-served room first: ``workers`` at a
+    time, on threads, each handing its move to one of as many worker ``processes``
+    (:class:`WorkerProcesses`) when asked for them.
 
     >>> async def demo() -> list[str]:
     ...     pool = FairPool(workers=1)
@@ -34,11 +156,12 @@ class FairPool:
     ['X', '1']
     """
 
-    def __init__(self, workers: int = 2) -> None:
+    def __init__(self, workers: int = 2, processes: bool = False) -> None:
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
         self.workers = workers
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="computer")
+        self.processes = WorkerProcesses(workers) if processes else None
         self._waiting: list[tuple[float, int, str, Callable[[], Any],
                                   asyncio.Future[Any]]] = []
         self._order = itertools.count()
@@ -51,8 +174,10 @@ class FairPool:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         level = max(self._used.get(room, 0.0), self._floor)
-        heapq.heappush(self._waiting, (level, next(self._order), room,
-                                       lambda: fn(*args), future))
+        processes = self.processes
+        call = (lambda: fn(*args)) if processes is None else \
+            (lambda: processes.call(fn, args))
+        heapq.heappush(self._waiting, (level, next(self._order), room, call, future))
         self._dispatch(loop)
         return await future
 
@@ -90,3 +215,5 @@ class FairPool:
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+        if self.processes is not None:
+            self.processes.close()

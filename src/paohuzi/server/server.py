@@ -37,7 +37,8 @@ __all__ = ["COMPUTER_THREADS", "ROOM_CODE_DIGITS", "Server", "new_room_code", "n
 log = logging.getLogger("paohuzi.server")
 
 COMPUTER_THREADS = 2
-"""Threads that run the computer moves of every room (shared fairly: FairPool)."""
+"""Computer moves of all rooms run at once (shared fairly: FairPool), each in a worker
+process of its own unless the server is made without them."""
 
 ROOM_CODE_DIGITS = 6
 """A room's code: 6 decimal digits, easy to read out and type on a phone."""
@@ -75,11 +76,14 @@ class Server:
     """The game server: storage, live tables, ratings."""
 
     def __init__(self, storage: Storage, limits: Limits | None = None,
-                 match: MatchSettings | None = None) -> None:
+                 match: MatchSettings | None = None, computer_processes: bool = True) -> None:
         self.storage = storage
         self.limits = limits or Limits()
         self.runtimes: dict[str, Runtime] = {}
-        self.pool = FairPool(COMPUTER_THREADS)
+        self.pool = FairPool(COMPUTER_THREADS, processes=computer_processes)
+        """Computer moves, in worker processes (``computer_processes``): not in this
+        interpreter, where a searching computer's thinking would slow the event loop in
+        ways a client can time (scheduler.py)."""
         self.replays = ReplayCache()
         self.matchmaker = Matchmaker(self, match)  # quick match (issue 16)
         self.chat = ChatLimiter()  # quick chat, per player

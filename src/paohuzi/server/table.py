@@ -36,7 +36,7 @@ from paohuzi.game.actions import Action, Discard
 from paohuzi.game.engine import Hand
 from paohuzi.game.match import HandSummary, Match
 from paohuzi.game.record import record_of
-from paohuzi.players import PLAYER_NAMES, Player, make_player
+from paohuzi.players import PLAYER_NAMES
 from paohuzi.server.economy import DEFAULT_CHANGCI, Changci, changci
 from paohuzi.server.fairness import (
     EntropyError,
@@ -788,12 +788,13 @@ class Table:
             record["shuffle"]["first_dealer"] = self.last_summary.dealer
         return record
 
-    def computer_player(self, match_seat: int) -> Player:
-        """The computer player for a seat (a computer seat, or one in 托管)."""
+    def computer_spec(self, match_seat: int) -> tuple[str, int]:
+        """The name and seed of the computer player deciding for a seat (a computer seat,
+        or one in 托管) next: what a worker process needs to make the same player
+        (:func:`~paohuzi.players.choose_move`)."""
         name = self.computer_name(match_seat)
         assert self.hand is not None
-        return make_player(name if name in PLAYER_NAMES else "heuristic",
-                           self.computer_seed(match_seat))
+        return (name if name in PLAYER_NAMES else "heuristic", self.computer_seed(match_seat))
 
     def computer_seed(self, match_seat: int) -> int:
         """The randomness of a computer's next decision (its random moves, the search's
