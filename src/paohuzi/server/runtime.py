@@ -531,7 +531,8 @@ class Runtime:
                     return
                 move = self._computer_move(seat)
             # a missed discard (public anyway): the computer discards, off the event loop
-            action = await self.server.pool.run(t.code, choose_move, *move)
+            action = await self.server.pool.run(t.code, choose_move, *move,
+                                                      fallback=_quick_move(move))
             async with self.lock:
                 if not self._still_due(seat, key):
                     self._arm_timers()
@@ -575,7 +576,8 @@ class Runtime:
             if discarding:
                 await self.caught_up.wait()
                 await asyncio.sleep(max(t.config.bot_delay, MIN_COMPUTER_DELAY))
-            action = await self.server.pool.run(t.code, choose_move, *move)
+            action = await self.server.pool.run(t.code, choose_move, *move,
+                                                      fallback=_quick_move(move))
             async with self.lock:
                 if t.hand is None or t.hand.ended or self.decision_key(seat) != key or \
                         self.computer_seat() != seat:
@@ -793,3 +795,10 @@ def _loop_running() -> bool:
     except RuntimeError:
         return False
     return True
+
+
+def _quick_move(move: tuple[str, int, Any, list[Action]]) -> Callable[[], Action]:
+    """The move made in the server where worker processes fail: the heuristic's (a few
+    ms), not the same search again (what broke a worker may break the server)."""
+    _, seed, obs, legal = move
+    return lambda: choose_move("heuristic", seed, obs, legal)

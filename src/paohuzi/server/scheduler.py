@@ -29,6 +29,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -43,63 +44,116 @@ WORKER_PRELOAD = ["paohuzi.players", "paohuzi.players.search", "paohuzi.players.
 starts as a fork of it, ready, in milliseconds."""
 
 
+MOVE_TIMEOUT = 30.0
+"""Seconds a worker may take over one call before it is taken for hung (the slowest
+level thinks about a second): its workers are killed and replaced, and the call falls
+back."""
+
+
 class WorkerProcesses:
     """Processes that run functions away from this interpreter, started on first use.
 
     Started by the forkserver (spawned where there is none): clean interpreters, not
     forks of a server's threads and sockets. A worker that dies (killed, out of memory)
-    breaks the set: it is replaced for the next call, and the call that met it runs
-    here instead, so a table never stops for it. Workers ignore Ctrl-C (the server
-    stops them when it stops) and end with the server however it ends (``kill -9``).
+    breaks the set: the calls in flight are tried once more on a fresh set. A call that
+    breaks that one too, one that runs past ``timeout`` (its workers are killed), and
+    any call when workers cannot be started or after :meth:`close` return ``fallback()``
+    (run here: something cheap) or else run here, so a table never stops for them.
+    Workers ignore Ctrl-C (the server stops them when it stops) and end with the server
+    however it ends (``kill -9``).
 
     >>> workers = WorkerProcesses(1)
     >>> workers.call(pow, (2, 10))
     1024
+    >>> workers.call(os._exit, (1,), fallback=lambda: "made here")  # the worker dies
+    'made here'
     >>> workers.close()
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, timeout: float = MOVE_TIMEOUT) -> None:
         if workers < 1:
             raise ValueError("worker processes need at least one worker")
         self.workers = workers
+        self.timeout = timeout
         self._lock = threading.Lock()
         self._executor: ProcessPoolExecutor | None = None
+        self._closed = False
 
-    def call(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        """``fn(*args)`` in a worker (``fn``, its arguments and result must pickle)."""
-        executor = self._current()
-        try:
-            return executor.submit(fn, *args).result()
-        except BrokenProcessPool:
-            self._replace(executor)
-            log.warning("a computer worker process died: replaced; this move ran in the server")
-            return fn(*args)
+    def call(self, fn: Callable[..., T], args: tuple[Any, ...],
+             fallback: Callable[[], T] | None = None) -> T:
+        """``fn(*args)`` in a worker (``fn``, its arguments and result must pickle); an
+        exception ``fn`` raises is raised here."""
+        for attempt in (1, 2):
+            executor = None
+            try:
+                executor = self._current()
+                future = executor.submit(fn, *args)
+            except BrokenProcessPool:  # broken by another call's worker meanwhile
+                self._replace(executor)
+                continue
+            except (OSError, RuntimeError, NotImplementedError, ValueError) as error:
+                if not self._closed:
+                    log.error("computer worker processes cannot start (%s): the move is "
+                              "made in the server", type(error).__name__)
+                break
+            try:
+                return future.result(timeout=self.timeout)
+            except BrokenProcessPool:
+                self._replace(executor)
+                log.warning("a computer worker process died (attempt %d): replaced", attempt)
+            except FutureTimeout:
+                self._replace(executor, kill=True)
+                log.error("a computer worker ran past %g s: killed and replaced",
+                          self.timeout)
+                break
+        return fallback() if fallback is not None else fn(*args)
 
     def pids(self) -> list[int]:
         """The process ids of the workers started (none before the first call)."""
         with self._lock:
             executor = self._executor
-        return [] if executor is None else sorted(getattr(executor, "_processes", None) or {})
+        return [] if executor is None else sorted(_processes(executor))
 
     def close(self) -> None:
+        """Stop the workers; later calls run here (or fall back)."""
         with self._lock:
+            self._closed = True
             executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
 
     def _current(self) -> ProcessPoolExecutor:
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the worker processes are closed")
             if self._executor is None:
                 self._executor = ProcessPoolExecutor(
                     self.workers, mp_context=_start_context(), initializer=_worker_start,
                     initargs=(os.getpid(),))
             return self._executor
 
-    def _replace(self, broken: ProcessPoolExecutor) -> None:
+    def _replace(self, broken: ProcessPoolExecutor | None, kill: bool = False) -> None:
+        if broken is None:
+            return
         with self._lock:
             if self._executor is broken:
                 self._executor = None
+        if kill:
+            for process in _processes(broken).values():
+                process.kill()
         broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _processes(executor: ProcessPoolExecutor) -> dict[int, Any]:
+    """An executor's worker processes by pid (a snapshot of a private table the executor
+    fills as it starts them; empty where a Python has none)."""
+    table = getattr(executor, "_processes", None) or {}
+    for _ in range(3):
+        try:
+            return dict(table)
+        except RuntimeError:  # pragma: no cover - changed size while copied: again
+            continue
+    return {}  # pragma: no cover
 
 
 def _start_context() -> Any:
@@ -169,14 +223,16 @@ class FairPool:
         self._used: dict[str, float] = {}  # thinking seconds per room, levelled
         self._floor = 0.0  # the level of the last move started
 
-    async def run(self, room: str, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` on a worker when it is ``room``'s turn; its result."""
+    async def run(self, room: str, fn: Callable[..., T], *args: Any,
+                  fallback: Callable[[], T] | None = None) -> T:
+        """Run ``fn(*args)`` on a worker when it is ``room``'s turn; its result (or
+        ``fallback()``'s, where worker processes fail: :meth:`WorkerProcesses.call`)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         level = max(self._used.get(room, 0.0), self._floor)
         processes = self.processes
         call = (lambda: fn(*args)) if processes is None else \
-            (lambda: processes.call(fn, args))
+            (lambda: processes.call(fn, args, fallback))
         heapq.heappush(self._waiting, (level, next(self._order), room, call, future))
         self._dispatch(loop)
         return await future
