@@ -209,3 +209,61 @@ def test_arena_report_structure_and_determinism(tmp_path):
     assert text.count("| heuristic |") == 1 and "| easy |" in text
     assert (tmp_path / "cumulative.png") in paths
     assert (tmp_path / "cumulative.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def searched_position() -> tuple[Observation, list]:
+    """The first decision of a seeded hand where the search weighs two candidates or
+    more (no 胡 to take, several actions)."""
+    for seed in range(50):
+        hand = Hand.from_seed(seed, Ruleset())
+        rng = random.Random(seed)
+        while not hand.ended:
+            seat = hand.pending_seats()[0]
+            legal = hand.legal_actions(seat)
+            view = observe(hand, seat)
+            if len(legal) > 2 and not any(isinstance(a, Hu) for a in legal) and \
+                    len(SearchPlayer(1)._ranked(view, legal)[:3]) >= 2:
+                return view, legal
+            hand.act(seat, rng.choice(legal))
+    raise AssertionError("no searched position in 50 hands")
+
+
+def counting_rollouts(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    real = SearchPlayer._rollout
+
+    def rollout(self, *args):
+        calls.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(SearchPlayer, "_rollout", rollout)
+    return calls
+
+
+def test_a_search_with_no_time_left_samples_nothing_and_plays_its_favourite(monkeypatch):
+    view, legal = searched_position()
+    calls = counting_rollouts(monkeypatch)
+    untimed = SearchPlayer(1, samples=4, candidates=3)
+    untimed.choose(view, legal)
+    assert len(calls) == 4 * 3
+    calls.clear()
+    rushed = SearchPlayer(1, samples=4, candidates=3, time_limit=0.0)
+    assert rushed.choose(view, legal) == rushed._ranked(view, legal)[0]
+    assert calls == []
+
+
+def test_choose_move_stops_a_search_by_its_deadline(monkeypatch):
+    """The server gives a computer's claim answer a deadline inside the claim window:
+    a searching level past it samples nothing (its favourite move, at once)."""
+    import time
+
+    from paohuzi.players import choose_move
+
+    view, legal = searched_position()
+    calls = counting_rollouts(monkeypatch)
+    favourite = SearchPlayer(1)._ranked(view, legal)[0]
+    assert choose_move("hard", 1, view, legal, deadline=time.monotonic()) == favourite
+    assert calls == []
+    choose_move("hard", 1, view, legal, deadline=time.monotonic() + 60)
+    # a distant deadline leaves the search as it was
+    assert len(calls) == 16 * len(SearchPlayer(1)._ranked(view, legal)[:3])

@@ -15,6 +15,7 @@ import websockets
 from claim_points import UNIFORM, replayed, shown_card_signatures
 from server_util import LiveServer, live_server
 
+from paohuzi.game.actions import Discard
 from paohuzi.players import choose_move
 from paohuzi.server.client import BotClient
 
@@ -143,14 +144,15 @@ def test_a_room_whose_people_are_all_in_tuoguan_pauses(srv):
     assert resumed > still  # takeover: the table goes on (the player's timer runs again)
 
 
-def slow_choice(name: str, seed: int, view: Any, legal: Any) -> Any:
+def slow_choice(name: str, seed: int, view: Any, legal: Any,
+                deadline: float | None = None) -> Any:
     """An ``easy`` computer that thinks 100 ms, then passes or plays its first legal
     action; the others as they are. It sleeps rather than spins: a spinning thread would
     measure the interpreter lock and the machine's load, not the pool's scheduling (a
     first-come pool keeps a quiet room's move behind every busy room's; a fair one behind
     at most the moves already running)."""
     if name != "easy":
-        return choose_move(name, seed, view, legal)
+        return choose_move(name, seed, view, legal, deadline)
     time.sleep(0.1)
     return legal[-1]
 
@@ -420,3 +422,40 @@ def test_a_worker_process_that_dies_does_not_stop_the_table(srv):
     assert len(srv.games(token)) >= 2  # both hands were played to their end
     now = srv.server.pool.processes.pids()
     assert now and not set(now) & set(killed)
+
+
+def test_a_computer_answers_a_claim_within_the_claim_window(tmp_path, monkeypatch):
+    """A searching computer (hard: up to a second) answering a claim in a short window
+    held it open past its end, and the long pause told the table that some computer had
+    had an option. Its claim answers get a deadline inside the window; its discards (a
+    public turn) none."""
+    from paohuzi.server import runtime
+
+    window = 0.3
+    asked: list[tuple[bool, float | None, float, float]] = []
+
+    def recording(name: str, seed: int, view: Any, legal: Any,
+                  deadline: float | None = None) -> Any:
+        discarding = any(isinstance(action, Discard) for action in legal)
+        start = time.monotonic()
+        action = choose_move(name, seed, view, legal, deadline)
+        asked.append((discarding, deadline, start, time.monotonic()))
+        return action
+
+    monkeypatch.setattr(runtime, "choose_move", recording)
+    with live_server(str(tmp_path / "window.db"), computer_processes=False) as srv:
+        _, token = srv.player()
+        code = srv.quick(token, level="hard", bot_delay=0, timer=30, next_delay=0,
+                         claim_window=window)
+        bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
+        asyncio.run(bot.play(1, timeout=120))
+    claims = [(deadline, at, end) for discarding, deadline, at, end in asked
+              if not discarding]
+    discards = [deadline for discarding, deadline, _, _ in asked if discarding]
+    assert claims and discards
+    assert all(deadline is None for deadline in discards)
+    assert all(deadline is not None and at < deadline <= at + window
+               for deadline, at, _ in claims)
+    # one sample of hard at most past the deadline (the margin left for it: 0.15 s)
+    late = [end - deadline for deadline, _, end in claims if end > deadline + 0.1]
+    assert not late, late

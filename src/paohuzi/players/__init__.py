@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -64,11 +65,15 @@ def observation_for(player: object, hand: Hand, seat: int) -> Observation | None
 
 
 def choose_move(name: str, seed: int, view: Observation | None,
-                legal: Sequence[Action]) -> Action:
+                legal: Sequence[Action], deadline: float | None = None) -> Action:
     """The decision of the computer player ``name`` seeded ``seed``, always one of
     ``legal``: what the game server runs for a computer seat, in a worker process of its
     own (the arguments and the result are small values that pickle). A player that fails
     (a bug) takes the last legal action rather than stop a table.
+
+    ``deadline`` (``time.monotonic()``, the same clock in every process of a machine):
+    a searching player stops sampling by then, taking its favourite move where there was
+    no time to sample (a claim answered within its claim window).
 
     >>> from paohuzi.core.rules import Ruleset
     >>> from paohuzi.game.engine import Hand
@@ -80,12 +85,24 @@ def choose_move(name: str, seed: int, view: Observation | None,
     True
     """
     try:
-        action = make_player(name, seed).choose(view, legal)
+        player = make_player(name, seed)
+        if deadline is not None:
+            _stop_by(player, deadline)
+        action = player.choose(view, legal)
     except Exception as error:  # pragma: no cover - defensive: a table must never stop
         # the error's type only: its text or traceback may name hidden cards
         log.error("the computer player %s failed (%s)", name, type(error).__name__)
         return legal[-1]
     return action if action in legal else legal[-1]
+
+
+def _stop_by(player: Player, deadline: float) -> None:
+    """Bound a searching player's thinking by ``deadline``; other players are quick."""
+    from paohuzi.players.search import SearchPlayer
+
+    if isinstance(player, SearchPlayer):
+        left = max(0.0, deadline - time.monotonic())
+        player.time_limit = left if player.time_limit is None else min(player.time_limit, left)
 
 
 def play_hand(hand: Hand, players: Sequence[Player],

@@ -83,7 +83,9 @@ class SearchPlayer:
         seed: the player's seed.
         samples: determinisations per decision (the budget).
         candidates: how many of the heuristic's best actions are searched.
-        time_limit: optional seconds per decision after which sampling stops.
+        time_limit: optional seconds per decision: no sample is started that would end
+            past it at the pace of those before (none with no time at all; then, as with
+            a single sample, the heuristic's favourite is played).
     """
 
     needs_view = True
@@ -135,7 +137,7 @@ class SearchPlayer:
         results: list[list[float]] = [[] for _ in candidates]
         done = 0
         start = time.perf_counter()
-        while done < self.samples:
+        while done < self.samples and not self._out_of_time(start, done):
             sample_seed = rng.getrandbits(32)
             try:
                 base = resample_hand(view, random.Random(sample_seed))
@@ -145,8 +147,6 @@ class SearchPlayer:
                 # the same sample for every candidate (common random numbers)
                 results[i].append(self._rollout(base.copy(), view.seat, action, sample_seed))
             done += 1
-            if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
-                break
         if done < 2:
             return candidates[0]
         # Leave the heuristic's favourite only for a candidate whose paired advantage on
@@ -160,6 +160,14 @@ class SearchPlayer:
             if gain > error and gain > best_gain:
                 best, best_gain = i, gain
         return candidates[best]
+
+    def _out_of_time(self, start: float, done: int) -> bool:
+        """Whether one more sample, as long as the mean of those ``done``, would end past
+        the time limit."""
+        if self.time_limit is None:
+            return False
+        spent = time.perf_counter() - start
+        return spent + (spent / done if done else 0.0) > self.time_limit
 
     def _rollout(self, hand: Hand, me: int, action: Action, seed: int) -> float:
         if not hand.can(me, action):

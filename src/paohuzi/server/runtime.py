@@ -41,6 +41,14 @@ of the seated people still missing (a silent one counts as an empty value)."""
 MIN_COMPUTER_DELAY = 0.05
 """Seconds a computer waits at least before it discards, whatever the room's
 ``bot_delay`` (no computer-vs-computer marathon spins a core)."""
+CLAIM_ANSWER_MARGIN = 0.15
+"""Seconds of a claim window a searching computer leaves unused: it stops sampling
+by ``claim_window`` minus this after the claim point (one more sample of ``hard`` and
+the answer's way back fit in it), so its answer never holds the window open longer
+than anyone's quick pass would (docs/protocol.md, "Claim windows")."""
+
+ComputerMove = tuple[str, int, Any, list[Action], float | None]
+"""A computer's decision to make: ``choose_move``'s arguments."""
 
 
 class Runtime:
@@ -532,7 +540,7 @@ class Runtime:
                 move = self._computer_move(seat)
             # a missed discard (public anyway): the computer discards, off the event loop
             action = await self.server.pool.run(t.code, choose_move, *move,
-                                                      fallback=_quick_move(move))
+                                                fallback=_quick_move(move))
             async with self.lock:
                 if not self._still_due(seat, key):
                     self._arm_timers()
@@ -546,15 +554,18 @@ class Runtime:
                 self.schedule()
             return
 
-    def _computer_move(self, seat: int) -> tuple[str, int, Any, list[Action]]:
+    def _computer_move(self, seat: int) -> ComputerMove:
         """What the seat's computer decides from now: its player's name and seed, its
-        observation and its legal actions (the arguments of ``choose_move``)."""
+        observation, its legal actions and, on a claim, the time by which it answers (the
+        arguments of ``choose_move``)."""
         t = self.table
         hand_seat = t.hand_seat(seat)
         assert t.hand is not None and hand_seat is not None
         name, seed = t.computer_spec(seat)
+        deadline = None if t.hand.phase is Phase.DISCARD else \
+            time.monotonic() + max(0.0, t.config.claim_window - CLAIM_ANSWER_MARGIN)
         return (name, seed, observation_for(make_player(name, seed), t.hand, hand_seat),
-                t.hand.legal_actions(hand_seat))
+                t.hand.legal_actions(hand_seat), deadline)
 
     async def _bot_move(self) -> None:
         """One computer decision at a time for this room, on the shared fair pool.
@@ -577,7 +588,7 @@ class Runtime:
                 await self.caught_up.wait()
                 await asyncio.sleep(max(t.config.bot_delay, MIN_COMPUTER_DELAY))
             action = await self.server.pool.run(t.code, choose_move, *move,
-                                                      fallback=_quick_move(move))
+                                                fallback=_quick_move(move))
             async with self.lock:
                 if t.hand is None or t.hand.ended or self.decision_key(seat) != key or \
                         self.computer_seat() != seat:
@@ -797,8 +808,8 @@ def _loop_running() -> bool:
     return True
 
 
-def _quick_move(move: tuple[str, int, Any, list[Action]]) -> Callable[[], Action]:
+def _quick_move(move: ComputerMove) -> Callable[[], Action]:
     """The move made in the server where worker processes fail: the heuristic's (a few
     ms), not the same search again (what broke a worker may break the server)."""
-    _, seed, obs, legal = move
+    _, seed, obs, legal, _ = move
     return lambda: choose_move("heuristic", seed, obs, legal)
