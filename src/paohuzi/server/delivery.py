@@ -133,6 +133,22 @@ class Delivery:
             self.not_before = now + self.window
         return frame
 
+    def window_end(self, now: float) -> float:
+        """When the claim window of the last claim point queued will end, the frames
+        being released as soon as they may be (a claim window after each claim point).
+
+        >>> d = Delivery(window=1.0)
+        >>> d.capture(Frame(1, {None: Body("a")}, {}, claim_point=True))
+        >>> d.capture(Frame(1, {None: Body("b")}, {}, claim_point=True))
+        >>> d.window_end(now=5.0)  # shown at 5 and 6: the second window ends at 7
+        7.0
+        """
+        end = self.not_before
+        for frame in self.queue:
+            if frame.claim_point:
+                end = max(now, end, frame.floor) + self.window
+        return end
+
     def released(self, seat: int, key: tuple[Any, ...]) -> bool:
         """The decision ``key`` of ``seat`` has been shown to it."""
         return self.current is not None and self.current.decisions.get(seat) == key

@@ -78,6 +78,7 @@ class Runtime:
         self.presence_sent: list[int] = []  # the connected seats last announced
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
+        self._claim_deadline = 0.0  # by when computers answer at the last claim point
         self.delivery = Delivery(table.config.claim_window)
         self.seating = Seating()  # a hall room's seat changes between hands (issue 16)
         self.presence_task: asyncio.Task[None] | None = None
@@ -281,6 +282,9 @@ class Runtime:
         frame = self.frame(hand, claim_point=True)
         self._claim_frame, self._claim_key = frame, self._key_of(hand)
         self._capture(frame)
+        # every computer answering this card answers by then, however many they are
+        self._claim_deadline = \
+            self.delivery.window_end(time.monotonic()) - CLAIM_ANSWER_MARGIN
 
     def _capture(self, frame: Frame) -> None:
         self.delivery.capture(frame)
@@ -562,10 +566,17 @@ class Runtime:
         hand_seat = t.hand_seat(seat)
         assert t.hand is not None and hand_seat is not None
         name, seed = t.computer_spec(seat)
-        deadline = None if t.hand.phase is Phase.DISCARD else \
-            time.monotonic() + max(0.0, t.config.claim_window - CLAIM_ANSWER_MARGIN)
+        deadline = None if t.hand.phase is Phase.DISCARD else self._answer_by(t.hand)
         return (name, seed, observation_for(make_player(name, seed), t.hand, hand_seat),
                 t.hand.legal_actions(hand_seat), deadline)
+
+    def _answer_by(self, hand: Hand) -> float:
+        """When a computer's answer at the hand's claim point is due: a margin before its
+        claim window ends (the same time for every computer answering that card)."""
+        if self._claim_key == self._key_of(hand):
+            return self._claim_deadline
+        return time.monotonic() + max(0.0, self.table.config.claim_window
+                                      - CLAIM_ANSWER_MARGIN)
 
     async def _bot_move(self) -> None:
         """One computer decision at a time for this room, on the shared fair pool.

@@ -28,7 +28,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import CancelledError, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -92,6 +92,9 @@ class WorkerProcesses:
                 self._replace(executor)
                 continue
             except (OSError, RuntimeError, NotImplementedError, ValueError) as error:
+                if executor is not None and not self._closed and executor is not \
+                        self._executor:  # replaced by another call meanwhile: again
+                    continue
                 if not self._closed:
                     log.error("computer worker processes cannot start (%s): the move is "
                               "made in the server", type(error).__name__)
@@ -103,8 +106,10 @@ class WorkerProcesses:
                 log.warning("a computer worker process died (attempt %d): replaced", attempt)
             except FutureTimeout:
                 self._replace(executor, kill=True)
-                log.error("a computer worker ran past %g s: killed and replaced",
-                          self.timeout)
+                log.error("a computer worker ran past %g s: the workers were killed and "
+                          "replaced", self.timeout)
+                break
+            except CancelledError:  # closed, or killed by another call's hung worker
                 break
         return fallback() if fallback is not None else fn(*args)
 
