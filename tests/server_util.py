@@ -9,6 +9,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -138,3 +139,19 @@ def run(coro: Any) -> Any:
 def auth(token: str) -> dict[str, str]:
     """The HTTP header of a player's token."""
     return {"authorization": f"Bearer {token}"}
+
+
+def proc_stat(pid: int) -> list[str] | None:
+    """The fields of Linux's ``/proc/PID/stat`` after the command name (the state first,
+    then the parent's pid, ...); None once the process is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text.rsplit(")", 1)[1].split()
+
+
+def ended(pid: int) -> bool:
+    """The process has ended (gone, or a zombie nobody has reaped yet)."""
+    fields = proc_stat(pid)
+    return fields is None or fields[0] in ("Z", "X")

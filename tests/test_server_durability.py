@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_util import free_port, until, wait_until_serving
+from server_util import ended, free_port, proc_stat, until, wait_until_serving
 
 from paohuzi.server.client import BotClient
 
@@ -142,12 +142,10 @@ def test_kill_minus_nine_loses_nothing(database):
 def descendants(pid: int) -> set[int]:
     """The processes started by ``pid`` and by them, and so on (Linux's /proc)."""
     parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        parents[int(stat.parent.name)] = int(fields[1])
+    for entry in Path("/proc").glob("[0-9]*"):
+        fields = proc_stat(int(entry.name))
+        if fields is not None:  # else ended meanwhile
+            parents[int(entry.name)] = int(fields[1])
     found: set[int] = set()
     frontier = {pid}
     while frontier:
@@ -176,9 +174,7 @@ def test_computer_workers_end_with_a_server_killed_minus_nine(tmp_path):
         server.kill9()
 
         def left() -> set[int]:
-            return {pid for pid in started if Path(f"/proc/{pid}").exists()
-                    and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                    != "Z"}
+            return {pid for pid in started if not ended(pid)}
 
         assert until(lambda: not left(), timeout=10), left()
     finally:

@@ -37,8 +37,8 @@ __all__ = ["COMPUTER_THREADS", "ROOM_CODE_DIGITS", "Server", "new_room_code", "n
 log = logging.getLogger("paohuzi.server")
 
 COMPUTER_THREADS = 2
-"""Computer moves of all rooms run at once (shared fairly: FairPool), each in a worker
-process of its own unless the server is made without them."""
+"""Computer moves of all rooms run at once (shared fairly: FairPool), in as many worker
+processes shared by all rooms unless the server is made without them."""
 
 ROOM_CODE_DIGITS = 6
 """A room's code: 6 decimal digits, easy to read out and type on a phone."""
