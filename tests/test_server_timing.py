@@ -149,10 +149,12 @@ def slow_choice(name: str, seed: int, view: Any, legal: Any,
     action; the others as they are. It sleeps rather than spins: a spinning thread would
     measure the interpreter lock and the machine's load, not the pool's scheduling (a
     first-come pool keeps a quiet room's move behind every busy room's; a fair one behind
-    at most the moves already running)."""
+    at most the moves already running). Like every player it keeps to a claim answer's
+    ``deadline`` (``choose_move``'s contract: a search stops by then), so an answer
+    whose deadline has passed is made at once."""
     if name != "easy":
         return choose_move(name, seed, view, legal, deadline)
-    time.sleep(0.1)
+    time.sleep(0.1 if deadline is None else min(0.1, max(0.0, deadline - time.monotonic())))
     return legal[-1]
 
 

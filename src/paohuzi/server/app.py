@@ -402,6 +402,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         if restored:
             log.info("restored %d table(s)", restored)
         server.matchmaker.adopt()
+        server.pool.warm()  # the computers' workers, before the first move needs them
         sweeper = asyncio.create_task(server.sweep())
         matcher = asyncio.create_task(server.matchmaker.run())
         yield

@@ -9,6 +9,7 @@ holds entries that apply.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -598,8 +599,12 @@ class Runtime:
             if discarding:
                 await self.caught_up.wait()
                 await asyncio.sleep(max(t.config.bot_delay, MIN_COMPUTER_DELAY))
+            # a claim answer still queued behind other moves at its deadline is made
+            # then, with no time to think (the queue never holds the window open)
             action = await self.server.pool.run(t.code, choose_move, *move,
-                                                fallback=_quick_move(move))
+                                                fallback=_quick_move(move),
+                                                deadline=move[4],
+                                                expired=functools.partial(choose_move, *move))
             async with self.lock:
                 if t.hand is None or t.hand.ended or self.decision_key(seat) != key or \
                         self.computer_seat() != seat:

@@ -4,7 +4,10 @@ A room asks for one move at a time (its runtime has one computer task). Among th
 moves waiting, the next to run is the one of the room that has used the least thinking
 time so far (a room new to the pool starts level with the last move run), so a room
 of quick computers is never stuck behind rooms of slow ones: it waits for at most the
-moves already running.
+moves already running. A move due by a time (a claim answer, due before its claim
+window ends) that is still waiting then is made at once by its ``expired`` function
+(the player with no time left: the heuristic's favourite, a few ms), so no queue holds
+a claim window open.
 
 A move runs on one of the pool's threads, which hands it to a worker process
 (:class:`WorkerProcesses`, what ``paohuzi serve`` does) or, without them, runs it in the
@@ -112,6 +115,20 @@ class WorkerProcesses:
             except CancelledError:  # closed, or killed by another call's hung worker
                 break
         return fallback() if fallback is not None else fn(*args)
+
+    def warm(self) -> bool:
+        """Start the workers now, each taking one trivial call, rather than with the
+        first move (starting the forkserver takes a fraction of a second, which that
+        move's thinking time or its claim window would pay). False where they cannot
+        start (the first move then falls back, and says why)."""
+        try:
+            executor = self._current()
+            calls = [executor.submit(time.sleep, 0.01) for _ in range(self.workers)]
+            for call in calls:
+                call.result(timeout=self.timeout)
+        except Exception:  # broken, closed or cannot start: the moves deal with it
+            return False
+        return True
 
     def pids(self) -> list[int]:
         """The process ids of the workers started (none before the first call)."""
@@ -227,25 +244,54 @@ class FairPool:
         self._running = 0
         self._used: dict[str, float] = {}  # thinking seconds per room, levelled
         self._floor = 0.0  # the level of the last move started
+        self._expiries: dict[int, asyncio.TimerHandle] = {}  # of moves waiting, by order
 
     async def run(self, room: str, fn: Callable[..., T], *args: Any,
-                  fallback: Callable[[], T] | None = None) -> T:
+                  fallback: Callable[[], T] | None = None, deadline: float | None = None,
+                  expired: Callable[[], T] | None = None) -> T:
         """Run ``fn(*args)`` on a worker when it is ``room``'s turn; its result (or
-        ``fallback()``'s, where worker processes fail: :meth:`WorkerProcesses.call`)."""
+        ``fallback()``'s, where worker processes fail: :meth:`WorkerProcesses.call`).
+
+        ``deadline`` (``time.monotonic()``) with ``expired``: if the move has not started
+        by then, ``expired()`` is its result, made here at once (it must be quick); a
+        move started in time runs to its end (``fn`` itself keeps to the deadline)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         level = max(self._used.get(room, 0.0), self._floor)
         processes = self.processes
         call = (lambda: fn(*args)) if processes is None else \
             (lambda: processes.call(fn, args, fallback))
-        heapq.heappush(self._waiting, (level, next(self._order), room, call, future))
+        order = next(self._order)
+        heapq.heappush(self._waiting, (level, order, room, call, future))
+        if deadline is not None and expired is not None:
+            self._expiries[order] = loop.call_later(
+                max(0.0, deadline - time.monotonic()), self._expire, order, expired, future)
         self._dispatch(loop)
-        return await future
+        try:
+            return await future
+        finally:
+            handle = self._expiries.pop(order, None)
+            if handle is not None:  # cancelled while waiting
+                handle.cancel()
+
+    def _expire(self, order: int, expired: Callable[[], Any],
+                future: asyncio.Future[Any]) -> None:
+        """A move still waiting at its deadline: made now by ``expired`` (its entry in
+        the queue is skipped when its turn comes)."""
+        if self._expiries.pop(order, None) is None or future.done():
+            return
+        try:
+            future.set_result(expired())
+        except Exception as error:  # handed to the awaiting task
+            future.set_exception(error)
 
     def _dispatch(self, loop: asyncio.AbstractEventLoop) -> None:
         while self._running < self.workers and self._waiting:
-            level, _, room, call, future = heapq.heappop(self._waiting)
-            if future.cancelled():
+            level, order, room, call, future = heapq.heappop(self._waiting)
+            handle = self._expiries.pop(order, None)
+            if handle is not None:  # started in time: it keeps to its deadline itself
+                handle.cancel()
+            if future.done():  # cancelled, or made at its deadline
                 continue
             self._floor = level
             self._running += 1
@@ -267,12 +313,18 @@ class FairPool:
         self._used[room] = level
         if len(self._used) > 4096:  # forget rooms no further ahead than the floor
             self._used = {r: u for r, u in self._used.items() if u > self._floor}
-        if not future.cancelled():
+        if not future.done():
             if error is not None:
                 future.set_exception(error)
             else:
                 future.set_result(result)
         self._dispatch(loop)
+
+    def warm(self) -> None:
+        """Start the worker processes, if any, in the background (:meth:`WorkerProcesses.warm`)."""
+        if self.processes is not None:
+            threading.Thread(target=self.processes.warm, name="computer-warm",
+                             daemon=True).start()
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
