@@ -28,7 +28,7 @@ NUM_KINDS = 20
 COPIES = 4
 
 MELD_KINDS = ("chi", "peng", "wei", "chouwei", "pao", "ti")
-SOURCES = ("self", "other", "liangzhang")
+SOURCES = ("self", "other", "discard", "liangzhang")
 
 
 def is_big(card: int) -> bool:
@@ -288,7 +288,7 @@ def _winning_options(hand_cnt, melds, card, source):
             yield option_free()
         else:
             yield option_free()
-    else:  # "other" / "liangzhang"
+    else:  # "other" / "discard" / "liangzhang"
         if kan_of_x:
             yield option_hand_kan_becomes("pao")
             yield option_free()
@@ -296,7 +296,8 @@ def _winning_options(hand_cnt, melds, card, source):
             yield option_table_becomes(wei_idx, "pao")
             yield option_free()
         elif peng_idx is not None:
-            yield option_table_becomes(peng_idx, "pao")
+            if source != "discard":  # RULES.md §2: a discard never turns a 碰 into 跑
+                yield option_table_becomes(peng_idx, "pao")
             yield option_free()
         elif pair_of_x:
             yield option_pair_becomes("peng")

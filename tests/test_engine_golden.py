@@ -16,9 +16,12 @@ EXPECTED = {
     'changde': '5b76382519bb1ae05475abed71884c6ef8496a4f14c53036804b2b7e43514f08',
     'hunan': '3ff69d2168395023db6218c573592a2e303256398a8120c959e1dad11c9d2f16',
     'two-player': 'd3a037cd4e5e73a86444cabf58f8c50993c4151648fb8fc2ffebdf0e9f60ae08',
-    'luzhou': '71cd9abe51f864ac567b2a1eeb3d797207bb824543b62d53e5c622abee224877',
-    'luzhou/3': '3403a122ae83511804bad040674963d6275f86add1970ba01ec82bbbbcca3cca',
-    'luzhou/2': '2391630afdbe67939a9ad90f948f32ee3b49f976eba8314104173c1bcb9ce619',
+    # 2026-12-04: a win on a discard has the source "discard" (was "other"), and no
+    # discard turns the winner's table 碰 into a 跑 to win (§2): hand 111 of luzhou and
+    # luzhou/3 offered 胡 on a discarded 贰 onto a table 碰 贰贰贰 before
+    'luzhou': '9892ff94dded2db5463642a1fa985b6a458c265ce474de09f139ffe978d17935',
+    'luzhou/3': '6dfcd14f859b0b46113c9c9459cd3849cdfbd08a4ad39e469a3ab2f8f9f99a64',
+    'luzhou/2': '17189d431870fb8d01792af87e6de03cc32b697af7f238f13c61a452c22ec1eb',
     'hunan/xingjia': '2e856e7e76923acea8d2500d53ec42b9c073602ee3a3ce6453fff657211324d1',
     'qq/no-ti-wei-win': '71de7cce7c5fe33643e6bd390b48b9ffa5c3e92f40da2bfcf718af131e9bb0d0',
 }

@@ -24,7 +24,7 @@ FORMAT_STRINGS = {
                 "discard", "draw", "show", "to_pile", "hu", "xianggong", "no_discard",
                 "huangzhuang", "escape", "dipai"},
     ClaimContext: {"discard", "draw", "liangzhang", "own"},
-    Source: {"self", "other", "liangzhang", "tianhu"},
+    Source: {"self", "other", "discard", "liangzhang", "tianhu"},
     EndReason: {"hu", "tianhu", "huangzhuang", "escape"},
     TianhuKind: {"3ti", "5kan"},
 }
@@ -101,7 +101,7 @@ def test_tianhu_kind_is_typed() -> None:
     assert tianhu_kind(parse_cards("一一一一 二二二二 三三三 四四四 五五五")) is TianhuKind.WU_KAN
 
 
-@pytest.mark.parametrize("source", [Source.SELF, Source.OTHER, Source.LIANGZHANG])
+@pytest.mark.parametrize("source", [Source.SELF, Source.OTHER, Source.DISCARD, Source.LIANGZHANG])
 def test_the_solver_takes_members_and_plain_strings_alike(source: Source) -> None:
     hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌捌")
     for dealer in (False, True):

@@ -615,9 +615,9 @@ def test_win_context(source, dealer, last, zimo, haidi, tianhu):
 
 
 def test_win_context_rejects_an_unknown_source():
-    """A discard can never be won (§6.1): it is no win source."""
-    with pytest.raises(SettlementError, match="unknown win source 'discard'"):
-        win_context("discard")
+    """A win source is one of Source's (a discard is one: 泸州 wins it, §9.1)."""
+    with pytest.raises(SettlementError, match="unknown win source 'wall'"):
+        win_context("wall")
 
 
 # ---------------------------------------------------------------- §7.3–§7.5, §9 payout

@@ -9,8 +9,12 @@ positions, winning and not, and on the partial best 胡息 (§6.4, §7.4); and o
 
 from __future__ import annotations
 
+import dataclasses
+
 import oracle
 
+from paohuzi.core.groups import GroupKind
+from paohuzi.core.kinds import Source
 from paohuzi.core.solver import best_huxi, best_partial_huxi
 from paohuzi.players.sampling import Position, concealed_positions, random_positions
 
@@ -71,6 +75,27 @@ def test_solver_matches_oracle_on_concealed_hands():
     # The set is what it claims: every hand wins, and most offer several 绞 choices.
     choices = sorted(_jiao_choices([int(c) for c in (*p.hand, p.card)]) for p in positions)
     assert choices[len(choices) // 2] >= 12 and choices[-1] >= 100
+
+
+def test_solver_matches_oracle_on_discards():
+    """A discard (won only in 泸州, §9.1) never turns a table 碰 into a 跑 (§2), where a
+    drawn card may: the random positions whose table holds a 碰, asked about its 4th
+    card as a discard (the engine once let it make the 跑 to win)."""
+    asked = differ = 0
+    for p in random_positions(20261204, 10_000):
+        owned = [*p.hand, *(c for m in p.melds for c in m.cards)]
+        for m in p.melds:
+            card = m.cards[0]
+            if m.kind is not GroupKind.PENG or owned.count(card) != 3:
+                continue
+            q = dataclasses.replace(p, card=card, source=Source.DISCARD)
+            hand, melds = _oracle_args(q)
+            expected = oracle.oracle_best_huxi(hand, melds, int(card), "discard")
+            got = best_huxi(q.hand, q.melds, card, Source.DISCARD)
+            assert got == (-1 if expected is None else expected), str(q)
+            asked += 1
+            differ += expected != oracle.oracle_best_huxi(hand, melds, int(card), "other")
+    assert asked > 1_000 and differ > 20, (asked, differ)  # it matters, often enough
 
 
 def test_oracle_can_disagree():

@@ -263,7 +263,7 @@ def test_s9_1_win_on_another_players_discard_is_dihu_for_the_dealers_xiajia() ->
     hand = play(DEAL_DIHU, [(0, "discard 九"), (1, "hu")], rules="luzhou")
     r = hand.result
     assert r is not None and r.settlement is not None
-    assert (r.winner, r.source, r.card) == (1, Source.OTHER, C("九"))
+    assert (r.winner, r.source, r.card) == (1, Source.DISCARD, C("九"))
     s = r.settlement
     # 13 胡息: 等 1; 7 red: 平胡; 地胡 ×2: each loser pays 1 × 2 × 3 = 6.
     assert (s.huxi, s.di, s.fan, s.dihu, s.zimo, s.tianhu) == (13, 1, 2, True, False, False)
@@ -272,6 +272,34 @@ def test_s9_1_win_on_another_players_discard_is_dihu_for_the_dealers_xiajia() ->
     # In qq a discard is never won (§4.1): 碰 or pass only.
     qq = play(DEAL_DIHU, [(0, "discard 九")], rules="qq")
     assert [a.text for a in qq.legal_actions(1)] == ["peng", "pass"]
+
+
+def _fourth_card_of_a_peng(context: ClaimContext) -> Hand:
+    """Seat 0 has just discarded (or drawn and shown) the 4th 三; seat 1 holds a table 碰
+    of 三 and a hand that wins only if that 三 makes the 碰 a 跑 (招: 9 胡息, and the
+    pair 九九 it then allows)."""
+    peng = Group.identical(GroupKind.PENG, C("三"), LUZHOU_HUXI)
+    winner = parse_cards("九九 二七十 四五六 伍陆柒 叁肆伍 捌玖拾")
+    first = parse_cards("一一 六六 八八 壹壹 肆肆 陆陆 柒柒 捌捌 玖玖 拾")
+    third = parse_cards("一 六 七 八 十 壹 贰 贰 肆 陆 柒 捌 玖 拾 二 四 五 伍 叁 九")
+    used = counts_of([*first, *winner, *third, *[C("三")] * 4])
+    rest = [Card(c) for c in range(KINDS) for _ in range(COPIES - used[c])]
+    seats = [SeatState.restore(counts_of(first), pile=rest[10:]),
+             SeatState.restore(counts_of(winner), [peng]), SeatState.restore(counts_of(third))]
+    return Hand.resume(LUZHOU, dealer=1, liangzhang=C("二"), seats=seats, wall=rest[:10],
+                       turn=0, shown=(C("三"), 0, context))
+
+
+def test_s9_1_a_discard_never_makes_a_table_peng_a_pao_to_win() -> None:
+    """§2: a discard never turns a 碰 into 跑 (only a drawn card does, §5). 泸州 lets a
+    discard be won (§9.1), but not by making that 跑: the engine once offered 胡 here."""
+    discarded = _fourth_card_of_a_peng(ClaimContext.DISCARD)
+    assert "hu" not in [a.text for a in discarded.legal_actions(1)]
+    drawn = _fourth_card_of_a_peng(ClaimContext.DRAW)
+    assert "hu" in [a.text for a in drawn.legal_actions(1)]
+    drawn.act(1, Hu())
+    assert drawn.result is not None and drawn.result.arrangement is not None
+    assert "pao:三三三三(9)" in str(drawn.result.arrangement)
 
 
 def test_s9_1_a_discard_won_by_the_dealers_shangjia_is_no_dihu() -> None:
@@ -376,3 +404,23 @@ def test_s9_1_random_games_keep_every_invariant(players: int | None) -> None:
             assert not r.settlement.haidi
     assert stats.games == 120 and stats.reasons.get("hu", 0) > 0
     assert stats.illegal_refused > 120 and stats.leak_checks > 0
+
+
+def test_s9_1_a_discard_win_recorded_as_other_before_still_replays() -> None:
+    """Records written before the source ``discard`` existed say ``other`` for a win on
+    a discard; they replay (anything else in the result must still agree)."""
+    hand = play(DEAL_DIHU, [(0, "discard 九"), (1, "hu")], rules="luzhou")
+    data = record_of(hand)
+    assert data["result"]["source"] == "discard"
+    replay({**data, "result": {**data["result"], "source": "other"}})
+    with pytest.raises(RecordError):
+        replay({**data, "result": {**data["result"], "source": "other", "winner": 2}})
+
+
+def test_s9_1_evaluate_asks_about_a_discard_only_where_one_is_won() -> None:
+    question = {"rules": "luzhou", "hand": "九九 二七十 四五六 伍陆柒 叁肆伍 捌玖拾",
+                "melds": [{"kind": "peng", "cards": "三三三"}], "card": "三"}
+    assert evaluate({**question, "source": "other"})["hu"] is True  # drawn: 碰 → 跑
+    assert evaluate({**question, "source": "discard"})["hu"] is False
+    with pytest.raises(ValueError, match="never win on a discard"):
+        evaluate({**question, "rules": "qq", "source": "discard"})

@@ -177,7 +177,7 @@ def test_too_many_copies_rejected():
         solve(H("三三三 一二 七八九 壹贰叁 肆伍陆 柒捌玖"), [M("sentence", "三四五")], C("三"),
               "other")
     with pytest.raises(PaohuziError, match="source"):
-        solve(H(EXAMPLE), [], C("拾"), "discard")
+        solve(H(EXAMPLE), [], C("拾"), "wall")
     # without table groups: the hand and the card alone (the check's quick path)
     with pytest.raises(CardCountError, match="5 copies of 三"):
         solve(H("三三三三 一二 七八九 壹贰叁 肆伍陆 柒捌玖"), [], C("三"), "other")

@@ -127,8 +127,11 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
         raise QuestionError("dihu: these rules have no 地胡 (no win on a discard)")
     given = question.get("source", Source.OTHER.value)
     if given not in SOURCES:
-        raise QuestionError(f"source: expected self, other or liangzhang, got {given!r}")
+        raise QuestionError(f"source: expected {', '.join(SOURCES[:-1])} or {SOURCES[-1]}, "
+                            f"got {given!r}")
     source = Source(given)
+    if source is Source.DISCARD and not rules.win_on_discard:
+        raise QuestionError("source: these rules never win on a discard")
     card: Card | None = None
     if question.get("card") is not None:
         cards = _cards(question["card"], "card")

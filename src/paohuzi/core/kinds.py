@@ -9,10 +9,10 @@ Code compares with the members, never with bare strings.
 (True, 'huangzhuang', <Source.SELF: 'self'>)
 >>> [k.value for k in TianhuKind]
 ['3ti', '5kan']
->>> Source("discard")
+>>> Source("wall")
 Traceback (most recent call last):
 ...
-ValueError: 'discard' is not a valid Source
+ValueError: 'wall' is not a valid Source
 """
 
 from __future__ import annotations
@@ -88,6 +88,9 @@ class Source(StrEnum):
     """自摸 — the winner's own draw (偎胡/提胡 included)."""
     OTHER = "other"
     """another seat's drawn, shown card."""
+    DISCARD = "discard"
+    """another seat's discard, won where the rules allow it (泸州, §9.1); unlike a drawn
+    card it never makes the winner's table 碰 a 跑 (§2)."""
     LIANGZHANG = "liangzhang"
     """亮张 — the dealer's shown 21st card (§3.4): the dealer's own card for him."""
     TIANHU = "tianhu"

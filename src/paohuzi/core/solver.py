@@ -6,6 +6,8 @@ its plain string works too):
 
 * ``Source.SELF`` (``"self"``) — drawn from the wall by the player himself;
 * ``Source.OTHER`` (``"other"``) — drawn from the wall by another player and shown;
+* ``Source.DISCARD`` (``"discard"``) — discarded by another player, where the rules
+  let it be won (泸州, §9.1): as ``OTHER``, but it never turns a table 碰 into a 跑;
 * ``Source.LIANGZHANG`` (``"liangzhang"``) — the dealer's shown 21st card (亮张).
   For the dealer it is a card of his own deal (a pair with it is a 坎, a 坎 with
   it a 提); for anyone else it is another player's card.
@@ -14,8 +16,8 @@ The winning card is grouped as docs/rules.md §4.2 and §5 say: onto one's own h
 坎 or table 偎 a self-drawn card must make a 提 (破跑不破提) and onto a hand pair
 a 偎; another player's card may make a 跑 of a hand 坎 or table 偎 and a 碰 of a
 hand pair, or be used in another group instead (破跑胡); any drawn card may turn a
-table 碰 into a 跑 or be used elsewhere. Every choice is tried and the
-arrangement with the most 胡息 is returned.
+table 碰 into a 跑 or be used elsewhere (a discard only the latter, §2). Every choice
+is tried and the arrangement with the most 胡息 is returned.
 
 >>> from paohuzi.core.cards import parse_cards, Card
 >>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
@@ -95,10 +97,11 @@ __all__ = [
     "win_facts",
 ]
 
-SOURCES: tuple[Source, ...] = (Source.SELF, Source.OTHER, Source.LIANGZHANG)
+SOURCES: tuple[Source, ...] = (Source.SELF, Source.OTHER, Source.DISCARD, Source.LIANGZHANG)
 """The sources of a winning card (a mandatory 天胡, ``Source.TIANHU``, has none)."""
 _SELF: Final = Source.SELF  # for the hot path: a member lookup on the class is slow on 3.11
 _LIANGZHANG: Final = Source.LIANGZHANG
+_DISCARD: Final = Source.DISCARD
 
 
 @mypyc_attr(native_class=False)
@@ -165,6 +168,8 @@ def _placements(hand: Sequence[int], melds: Sequence[Group], card: int, source: 
     for i, meld in enumerate(melds):
         if meld.cards[0] == card and meld.kind in GROWABLE:
             if meld.kind is GroupKind.PENG:  # any drawn card may make it a 跑, or be used
+                if source == _DISCARD:  # a discard never does (§2): it is used elsewhere
+                    return [(_FREE, None, -1)]
                 return [(_GROW_MELD, Group.identical(GroupKind.PAO, card, table), i),
                         (_FREE, None, -1)]
             if own:

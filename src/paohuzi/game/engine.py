@@ -321,7 +321,7 @@ table for ``bytes.translate`` of a hand's counts."""
 
 
 _WEI_KINDS = (GroupKind.WEI, GroupKind.CHOUWEI)
-_SELF, _OTHER = Source.SELF, Source.OTHER
+_SELF, _OTHER, _DISCARD = Source.SELF, Source.OTHER, Source.DISCARD
 
 
 # Enum members the hot paths use, bound once (a member lookup on its class is slow on 3.11).
@@ -793,7 +793,8 @@ class Hand:
         order = self._orders[owner]
         # 1. 胡: on a drawn card, drawer first (§4.1: never on a discard, but §9.1)
         if self._winnable(last) if drawn else self.rules.win_on_discard:
-            self._offer_wins(options, wins, card, owner, order if drawn else self._others[owner])
+            self._offer_wins(options, wins, card, owner, order if drawn else self._others[owner],
+                             drawn)
         forced_pao, pair = self._pao_or_pair(card, owner, drawn)  # 2. 跑 (forced)
         if forced_pao is None:
             if pair is not None and not (  # 3. 碰, unless 臭
@@ -822,13 +823,14 @@ class Hand:
             self._resolve()
 
     def _offer_wins(self, options: dict[int, list[Action]], wins: dict[int, Arrangement],
-                    card: int, owner: int, seats: Sequence[int]) -> None:
+                    card: int, owner: int, seats: Sequence[int], drawn: bool) -> None:
         min_huxi, table, filters = self.rules.min_huxi, self.table, self.use_filters
+        other = _OTHER if drawn else _DISCARD  # a discard: 泸州 only (§9.1)
         for seat in seats:
             st = self.seats[seat]
             if filters and not st.may_win(card, min_huxi, table):
                 continue
-            win = self._solve_win(st, seat, card, _SELF if seat == owner else _OTHER)
+            win = self._solve_win(st, seat, card, _SELF if seat == owner else other)
             if win is not None:
                 wins[seat] = win
                 options[seat] = [_HU]
@@ -1075,7 +1077,8 @@ class Hand:
             source = Source.LIANGZHANG
         else:
             own = claim.context is _ON_OWN or winner == claim.seat
-            source = Source.SELF if own else Source.OTHER
+            source = Source.SELF if own else \
+                Source.DISCARD if claim.context is _ON_DISCARD else Source.OTHER
         dihu = claim.dihu and winner == self.next_seat(self.dealer)
         ctx = win_context(source, dealer=winner == self.dealer, last=claim.last, dihu=dihu)
         self._win(winner, claim.card, source, claim.wins[winner], ctx)
