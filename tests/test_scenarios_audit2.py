@@ -268,3 +268,22 @@ def test_n61_a_dealt_ti_laid_after_a_passed_liangzhang_win_lifts_the_chouhu_bar(
         hand.act(seat, Pass())
     r = hand.result
     assert r is not None and r.winner == 1 and r.source == "self"
+
+
+def test_n62_a_win_below_15_huxi_is_paid_as_one_at_15() -> None:
+    """A room may let 10 胡息 win; the 底数/等/囤 formulas assume 15 and gave 0 or −1 below
+    it (the winner won nothing, or paid). Now such a win is paid as one at 15 胡息."""
+    from paohuzi.apps.evaluate import evaluate
+
+    # 一二三 3 + 二七十 3 + 坎 五五五 3 + 碰 九 (another's card onto 九九) 1 = 10 胡息
+    low = {"hand": "一二三 二七十 五五五 六七八 伍陆柒 叁肆伍 九九", "card": "九"}
+    # the same with 壹贰叁 (6) for 叁肆伍 (0): 16 胡息, paid as every win at 15–17
+    at_15 = {"hand": "一二三 二七十 五五五 六七八 伍陆柒 壹贰叁 九九", "card": "九"}
+    for preset in ("qq", "changde", "hunan"):
+        rules = {"preset": preset, "min_huxi": 10}
+        won = evaluate({**low, "rules": rules})
+        assert won["hu"] is True and won["huxi"] == 10, won
+        usual = evaluate({**at_15, "rules": rules})
+        assert usual["hu"] is True and 15 <= usual["huxi"] <= 17, usual
+        assert won["di"] == usual["di"] == 1, (preset, won, usual)
+        assert won["points"]["winner"] > 0 > won["points"]["loser"], (preset, won)

@@ -94,10 +94,12 @@ def win_context(source: Source, *, dealer: bool = False, last: bool = False,
     True
     >>> win_context(Source.TIANHU, last=True)
     WinContext(zimo=True, haidi=False, tianhu=True, dihu=False)
-    >>> win_context("discard")  # doctest: +ELLIPSIS
+    >>> win_context(Source.DISCARD)  # 泸州: another's discard (§9.1)
+    WinContext(zimo=False, haidi=False, tianhu=False, dihu=False)
+    >>> win_context("wall")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    paohuzi.core.settlement.SettlementError: unknown win source 'discard'; expected one of ...
+    paohuzi.core.settlement.SettlementError: unknown win source 'wall'; expected one of ...
     """
     if source == Source.TIANHU:
         return WinContext(zimo=True, tianhu=True)
@@ -173,6 +175,14 @@ def di_of(huxi: int, rules: Ruleset, *, zimo: bool = False, tianhu: bool = False
     ([1, 1, 2, 6], 2)
     >>> di_of(15, Ruleset(), tianhu=True), di_of(29, Ruleset.preset("luzhou"))
     (6, 2)
+
+    A win below 15 胡息 (a room's ``min_huxi`` of 10–14, the project's own option) counts
+    as one at 15: the formulas start there (rules-notes N62).
+
+    >>> [di_of(h, Ruleset(min_huxi=10)) for h in (10, 12, 14, 15)]
+    [1, 1, 1, 1]
+    >>> di_of(10, Ruleset.preset("changde", min_huxi=10), zimo=True)
+    2
     """
     if rules.settlement == "qq":
         # §7.1: x = (h - 12) // 3; 天胡 doubles the 胡息; 自摸 adds 1.
@@ -186,7 +196,8 @@ def di_of(huxi: int, rules: Ruleset, *, zimo: bool = False, tianhu: bool = False
     else:
         # §9 hunan: 囤 = 1 + (h - 15) // 3 with 自摸's 胡息 added.
         di = 1 + (huxi + (rules.zimo_huxi if zimo else 0) - 15) // 3
-    return di + (rules.zimo_di if zimo else 0)
+    # N62: the formulas start at 15 胡息; a win allowed below (min_huxi 10–14) counts 1
+    return max(1, di) + (rules.zimo_di if zimo else 0)
 
 
 def fan_factor(rules: Ruleset, *, tianhu: bool = False, dihu: bool = False) -> int:
