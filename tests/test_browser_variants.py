@@ -111,6 +111,28 @@ def test_luzhou_room_with_the_zuodi_from_the_lobby(browser, srv):
     context.close()
 
 
+@pytest.mark.parametrize(("players", "seats"), [(2, 2), (3, 4)])
+def test_luzhou_for_two_from_the_lobby_has_no_zuodi(browser, srv, players, seats):
+    """§9.1: 泸州 for 4 (one 坐底), 3 or 2. The 坐底 needs three players: with two the
+    form once kept its box (ticked by the preset) and a third seat, and the server,
+    which drops the preset's 坐底 for another player count (N19), refused the room."""
+    context = browser.new_context(viewport=PHONE_LANDSCAPE)
+    page = context.new_page()
+    enter(page, srv.base, "泸州二人")
+    page.select_option("select[name=preset]", "luzhou")
+    page.fill("input[name=players]", str(players))
+    page.dispatch_event("input[name=players]", "change")
+    assert page.locator("input[name=xingjia]").is_visible() is (players == 3)
+    assert len(page.query_selector_all(".seats select")) == seats
+    page.fill("input[name=bot_delay]", "0.05")
+    page.click("[data-name=create]")
+    page.wait_for_selector(".board .seat", timeout=20_000)
+    code = page.url.rsplit("/", 1)[-1]
+    table = srv.server.runtimes[code].table
+    assert len(table.seats) == seats and table.config.ruleset.players == players
+    context.close()
+
+
 def test_a_match_of_four_hands_ends_with_the_match_summary(browser, srv):
     """局数 4 from the lobby's form: after the fourth hand the settlement window holds the
     大结算, one row per seat with the server's totals, wins and best hand."""

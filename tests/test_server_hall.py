@@ -16,6 +16,7 @@ from server_util import auth, live_server
 pytest.importorskip("starlette")
 
 from paohuzi.core import rules as rules_module
+from paohuzi.core.errors import RulesetError
 from paohuzi.core.options import catalog
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.server.backends import open_storage
@@ -57,6 +58,11 @@ def test_the_presets_endpoint_lists_every_preset_and_option_with_its_defaults(sr
             assert spec["default"][preset] == getattr(Ruleset.preset(preset), spec["key"])
     by_key = {o["key"]: o for o in data["options"]}
     assert by_key["xingjia"]["applies_to"] == ["hunan", "luzhou"]  # hidden for the others
+    # ... and while the players are not three (Ruleset refuses it: the form must hide it)
+    assert by_key["xingjia"]["needs"] == {"players": 3}
+    with pytest.raises(RulesetError):
+        Ruleset.preset("hunan", xingjia=True, players=2)
+    assert by_key["set_aside"]["needs"] == {"players": 2} and "needs" not in by_key["players"]
     assert by_key["luzhou_mode"]["applies_to"] == ["luzhou"]
     assert [c["value"] for c in by_key["huxi_table"]["choices"]] == ["qq", "luzhou"]
     assert by_key["huayang"]["applies_to"] == ["changde"]

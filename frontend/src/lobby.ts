@@ -21,6 +21,7 @@ interface OptionSpec {
   high?: number;
   choices?: Choice[];
   seats?: "count" | "adds";
+  needs?: Record<string, Json>; // other options' values this one applies with (the core's NEEDS)
 }
 interface Catalog {
   presets: { name: string; label: Label; rules: Record<string, Json> }[];
@@ -213,16 +214,24 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
     });
     seatBox.replaceChildren(...seatSelects.map((s, i) => el("label", {}, `${t("seat")} ${i}`, s)));
   };
-  const showPreset = () => {
-    const rules = cat.presets.find((x) => x.name === preset.value)?.rules ?? {};
-    for (const { spec, input, label } of ruleInputs) {
-      label.hidden = !(spec.applies_to ?? []).includes(preset.value);
-      setValue(input, rules[spec.key]);
-    }
+  // an option shows (and is sent) for the presets it applies to, while the options it
+  // needs have their values (the catalog's data: luzhou's 坐底 needs three players)
+  const needsMet = (spec: OptionSpec): boolean =>
+    Object.entries(spec.needs ?? {}).every(([key, value]) => {
+      const other = ruleInputs.find((r) => r.spec.key === key);
+      return !other || valueOf(other.spec, other.input) === value;
+    });
+  const showOptions = () => {
+    for (const { spec, label } of ruleInputs) label.hidden = !(spec.applies_to ?? []).includes(preset.value) || !needsMet(spec);
     drawSeats();
   };
+  const showPreset = () => {
+    const rules = cat.presets.find((x) => x.name === preset.value)?.rules ?? {};
+    for (const { spec, input } of ruleInputs) setValue(input, rules[spec.key]);
+    showOptions();
+  };
   preset.addEventListener("change", showPreset);
-  for (const { input } of ruleInputs) input.addEventListener("change", drawSeats);
+  for (const { input } of ruleInputs) input.addEventListener("change", showOptions);
   showPreset();
   const create = el("button", { class: "btn btn-create", "data-name": "create" }, t("create"));
   create.addEventListener("click", async () => {

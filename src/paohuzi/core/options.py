@@ -98,11 +98,27 @@ def _choices() -> dict[str, tuple[str, ...]]:
     words["huxi_table"] = tuple(HUXI_TABLES)  # a name checked against the tables
     return words
 
+NEEDS: dict[str, dict[str, Any]] = {
+    "xingjia": {"players": 3},
+    "xingjia_paid": {"players": 3},
+    "set_aside": {"players": 2},
+}
+"""Options that apply only while other options have these values (the 醒家/坐底 4th seat
+needs three players, :class:`Ruleset`'s check; the set-aside cards are a two-seat
+option): a lobby hides such an option, and leaves it unsent, while they differ (a
+preset's own 坐底 is then dropped: rules-notes N19)."""
+
+
+def _needs_met(key: str, rules: Ruleset) -> bool:
+    return all(getattr(rules, name) == value for name, value in NEEDS.get(key, {}).items())
+
+
 _APPLIES: dict[str, Callable[[Ruleset], bool]] = {
-    "xingjia": lambda r: r.settlement in ("hunan", "luzhou") and r.players == 3,
-    "xingjia_paid": lambda r: r.settlement in ("hunan", "luzhou") and r.players == 3,
+    "xingjia": lambda r: r.settlement in ("hunan", "luzhou") and _needs_met("xingjia", r),
+    "xingjia_paid": lambda r: r.settlement in ("hunan", "luzhou")
+    and _needs_met("xingjia_paid", r),
     "luzhou_mode": lambda r: r.settlement == "luzhou",
-    "set_aside": lambda r: r.players == 2,
+    "set_aside": lambda r: _needs_met("set_aside", r),
     "zimo_huxi": lambda r: r.settlement == "hunan",
     "huayang": lambda r: r.settlement == "changde",
 }
@@ -138,6 +154,8 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     applies_to: tuple[str, ...] = ()
     seats: str | None = None
+    needs: dict[str, Any] | None = None
+    """Other options' values this one applies with (:data:`NEEDS`)."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"key": self.key, "kind": self.kind, "label": self.label,
@@ -151,6 +169,8 @@ class OptionSpec:
                                for c in self.choices]
         if self.seats is not None:
             data["seats"] = self.seats
+        if self.needs:
+            data["needs"] = dict(self.needs)
         return data
 
 
@@ -204,7 +224,7 @@ def options() -> tuple[OptionSpec, ...]:
             doc=docs.get(field.name, ""), low=low, high=high,
             choices=choices.get(field.name, ()),
             applies_to=tuple(n for n, rules in presets.items() if applies(rules)),
-            seats=SEAT_OPTIONS.get(field.name)))
+            seats=SEAT_OPTIONS.get(field.name), needs=NEEDS.get(field.name)))
     return tuple(specs)
 
 
