@@ -34,13 +34,19 @@ def srv(tmp_path):
 
 # ---- HTTP: every parameter a player chooses -----------------------------------------
 
-@pytest.mark.parametrize("limit", ["²", "①", "𝟗", "٣"])
+@pytest.mark.parametrize("limit", ["²", "①", "𝟗", "٣", "9" * 4301, "1" + "0" * 5000])
 def test_a_leaderboard_limit_in_other_digits_is_a_clear_400(srv, limit):
     # str.isdigit() holds for superscripts and circled digits that int() cannot read
-    # (it was a 500); digits of other scripts are refused too: the limit is ASCII
+    # (it was a 500); digits of other scripts are refused too: the limit is ASCII; and
+    # so were more than 4300 digits, which int() refuses to read
     reply = httpx.get(f"{srv.base}/api/leaderboard", params={"limit": limit})
     assert reply.status_code == 400, reply.text
     assert "limit must be a whole number" in reply.json()["error"]
+
+
+def test_a_leaderboard_limit_with_leading_zeros_is_read(srv):
+    reply = httpx.get(f"{srv.base}/api/leaderboard", params={"limit": "0005"})
+    assert reply.status_code == 200, reply.text
 
 
 # ---- WebSocket: sequence numbers ----------------------------------------------------
@@ -171,6 +177,39 @@ def test_a_next_vote_does_not_tell_that_the_hand_is_over_before_it_is_shown(tmp_
         runtime.vote_next(0)
         assert runtime.next_votes == {0}
         assert [seat["ready"] for seat in runtime.presence()["seats"]] == [True, False, False]
+        runtime.stop()
+        server.pool.close()
+    asyncio.run(go())
+
+
+def test_a_leave_does_not_tell_that_the_hand_is_over_before_it_is_shown(tmp_path):
+    """``leave`` branched on the engine's hand: on a hand secretly won on the card in play
+    it was logged at once as a leave between hands (no escape penalty), and the
+    ``presence`` message it sends at once told the table that someone had won a claim
+    window before it was shown. It now waits for the end to be shown, then leaves."""
+    from types import SimpleNamespace
+
+    from paohuzi.server import protocol
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.messages import Leave
+    from paohuzi.server.server import Server
+
+    async def go() -> None:
+        server = Server(open_storage(str(tmp_path / "game.db")))
+        runtime = await _hand_won_on_a_shown_card(server)
+        t = runtime.table
+        seat = next(s for s in range(3) if t.hand_seat(s) != t.hand.result.winner)
+        logged = len(server.storage.load_log(t.code))
+        in_play = runtime.presence()
+        async with runtime.lock:
+            changed = await protocol._leave(runtime, SimpleNamespace(seat=seat), Leave(7))
+        assert changed is False and len(server.storage.load_log(t.code)) == logged
+        assert runtime.presence() == in_play and not t.match.over
+        await asyncio.wait_for(runtime.caught_up.wait(), 10)  # the end is shown now
+        left = [e for e in server.storage.load_log(t.code)[logged:] if e["k"] == "leave"]
+        assert [(e["seat"], e["seq"]) for e in left] == [(seat, 7)]
+        assert t.match.over and not any(
+            e["k"] == "escape" for e in server.storage.load_log(t.code))
         runtime.stop()
         server.pool.close()
     asyncio.run(go())

@@ -145,6 +145,11 @@ async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
     assert t.match is not None
     if t.hand is None or t.match.over:
         return False  # no hand played yet, or the match has already ended
+    if t.hand.ended and not runtime.end_shown():
+        # the engine is a claim window ahead (a win on the card in play): the seat was
+        # shown a hand in play, and the answer must not tell it otherwise
+        runtime.leave_later(seat, msg.seq)
+        return False
     if t.hand.ended:  # between hands: leaving ends the match (§3.1)
         runtime.commit({"k": "leave", "seat": seat, "seq": msg.seq})
         runtime.record_match()  # its 大结算

@@ -69,6 +69,9 @@ class Runtime:
         self.disconnected_at: dict[int, float] = {}
         self.grace_used: set[tuple[int, int]] = set()
         self.next_votes: set[int] = set()
+        self.leaves_waiting: dict[int, tuple[int, int | None, int]] = {}
+        """Seats that left between hands before they were shown the hand's end (seat:
+        its seq, its player, the hand): logged once the end is shown (:meth:`leave_later`)."""
         self.deadlines: dict[int, tuple[tuple[Any, ...], float]] = {}
         self.last_active = time.time()
         self._touched = 0.0
@@ -315,6 +318,9 @@ class Runtime:
                 continue  # the settled entry may have queued a frame: look again
             settled_before_showing = False
             d.release(time.monotonic())
+            if self.leaves_waiting and self.end_shown():
+                async with self.lock:
+                    self._leave_now()
             if not d.pending:
                 self.caught_up.set()
             self._arm_timers()  # a human's clock starts when his decision is shown
@@ -644,6 +650,28 @@ class Runtime:
         shown the card's fate, and nothing they are sent may tell it sooner."""
         current = self.delivery.current
         return current is not None and current.between
+
+    def leave_later(self, seat: int, seq: int) -> None:
+        """``seat`` leaves a hand that the engine has ended but the table has not been
+        shown to end yet (won on the card in play): what the seat saw was a hand in
+        play, and nothing it gets may tell that the hand is over sooner than everyone
+        is shown it. It leaves between hands (no escape: the hand was over), once the
+        end is shown (:meth:`_leave_now`)."""
+        t = self.table
+        self.leaves_waiting[seat] = (seq, t.seats[seat].player, t.hand_no)
+
+    def _leave_now(self) -> None:
+        """Log the leaves waiting for the end of their hand to be shown (the caller holds
+        the lock), each while its seat and match are as they were."""
+        t = self.table
+        waiting, self.leaves_waiting = self.leaves_waiting, {}
+        for seat, (seq, player, hand_no) in sorted(waiting.items()):
+            if t.hand_no != hand_no or t.match is None or t.match.over \
+                    or t.seats[seat].player != player:
+                continue
+            self.commit({"k": "leave", "seat": seat, "seq": seq})
+            self.record_match()  # its 大结算
+            self.schedule()
 
     def vote_next(self, seat: int) -> None:
         """``seat`` is ready for the next hand (counted between hands only, once the hand's
