@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -179,3 +180,62 @@ def test_computer_workers_end_with_a_server_killed_minus_nine(tmp_path):
         assert until(lambda: not left(), timeout=10), left()
     finally:
         server.stop()
+
+
+class _Died(BaseException):
+    """The process dying at that point."""
+
+
+def test_a_match_summary_the_process_died_before_storing_is_stored_on_restart(tmp_path):
+    """The 大结算 is stored after the match's last hand's settlement commits: a process
+    that died between the two lost it for good (a restart did not store it, and the next
+    deal started a new match). A restored room stores it (once)."""
+    from paohuzi.game.actions import Hu, Pass
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.server import Server
+
+    path = str(tmp_path / "game.db")
+
+    async def first_life() -> str:
+        server = Server(open_storage(path), computer_processes=False)
+        players = [server.storage.create_player(f"p{s}", beans=2000)[0].id for s in range(3)]
+        table = server.create_room({"seats": ["human"] * 3, "hands": 4, "claim_window": 0.05})
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            for s, player in enumerate(players):
+                runtime.commit({"k": "sit", "seat": s, "player": player, "nickname": f"p{s}"})
+            for number in range(4):
+                if number == 3:  # the match's last hand: die once its settlement is in
+                    def die(*_: Any) -> None:
+                        raise _Died
+                    server.storage.save_match = die  # type: ignore[method-assign]
+                runtime.commit({"k": "start", "seed": 100 + number, "salt": "x"})
+                hand = table.hand
+                while not hand.ended:
+                    seat = hand.pending_seats()[0]
+                    legal = hand.legal_actions(seat)
+                    pick = next((a for a in legal if isinstance(a, Hu)), None) or \
+                        next((a for a in legal if isinstance(a, Pass)), legal[0])
+                    runtime.act(table.match_seat(seat), pick, player=players[seat])
+                with contextlib.suppress(_Died):
+                    runtime.settle_if_needed(showing=True)
+        assert table.match is not None and table.match.over
+        runtime.stop()
+        server.pool.close()
+        server.storage.close()
+        return table.code
+
+    code = asyncio.run(first_life())
+    server = Server(open_storage(path), computer_processes=False)
+    try:
+        assert server.storage.matches_in_room(code) == []  # lost with the process
+        server.restore()
+        stored = server.storage.matches_in_room(code)
+        assert len(stored) == 1, stored
+        server.restore_room(code, dict(server.storage.rooms())[code])  # again: once
+        assert len(server.storage.matches_in_room(code)) == 1
+    finally:
+        for runtime in server.runtimes.values():
+            runtime.stop()
+        server.pool.close()
+        server.storage.close()

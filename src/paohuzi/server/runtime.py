@@ -639,6 +639,11 @@ class Runtime:
             if t.hand_no != hand_no or not self.ready_to_deal() or t.next_secret is None:
                 return
             self.next_votes.clear()
+            try:  # the last match's 大结算, if a failure kept it unstored (else nothing)
+                self.record_match()
+            except Exception as exc:  # the next hand is dealt all the same
+                log.error("table %s: its match summary is not stored (%s)", t.code,
+                          type(exc).__name__)
             self.commit(t.new_start_entry())
             self.committed_at = 0.0
             self.settle_if_needed()  # a mandatory 天胡 ends a hand at its deal

@@ -144,6 +144,11 @@ class Server:
                 log.error("table %s: log entry %d does not apply (%s); skipped", code, i,
                           type(exc).__name__)
         runtime = self.runtimes[code] = Runtime(self, table)
+        try:  # a 大结算 the process died before storing (stored once: save_match)
+            runtime.record_match()
+        except Exception as exc:  # the room is served all the same
+            log.error("table %s: its match summary is not stored (%s)", code,
+                      type(exc).__name__)
         creator = self.storage.room_creator(code)
         if creator is not None:  # it counts toward its creator's open rooms again
             self.creators[code] = creator
