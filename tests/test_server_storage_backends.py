@@ -124,6 +124,26 @@ def test_both_backends_answer_alike(database: str) -> None:
         storage.close()
 
 
+def test_a_room_is_stored_with_its_first_entries_in_one_transaction(database: str) -> None:
+    """A room and its people seated were two commits: a crash between them left a room
+    whose creator (or quick-match group) was never seated, which could never deal."""
+    import psycopg
+
+    storage = open_storage(database)
+    try:
+        seated = [{"k": "sit", "seat": 0, "player": 1, "nickname": "甲"}]
+        storage.create_room("r1", {"rules": "qq"}, None, seated)
+        assert storage.load_log("r1") == seated
+        assert storage.append_log("r1", {"k": "next"}) == 2  # the log goes on after them
+        taken = (sqlite3.IntegrityError, psycopg.errors.UniqueViolation)
+        with pytest.raises(taken):  # the code is taken: nothing of it is stored
+            storage.create_room("r1", {"rules": "hunan"}, None, [{"k": "stray"}])
+        assert storage.rooms() == [("r1", {"rules": "qq"})]
+        assert [e["k"] for e in storage.load_log("r1")] == ["sit", "next"]
+    finally:
+        storage.close()
+
+
 def test_both_backends_answer_alike_for_the_hall(database: str) -> None:
     """Beans on creation, the capped transfer written to the ``settled`` entry, the daily
     relief, the leaderboard and the 大结算: the same answers from both backends."""

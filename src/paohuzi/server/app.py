@@ -179,10 +179,15 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             data = await _json_body(request, bounds)
             sit = _creator_sits(data, quick)
             options = _quick_options(data) if quick else data
+            config = RoomConfig.from_json(options)
             # the 场次's entry minimum: checked before the room exists
-            check_entry(RoomConfig.from_json(options).tier, rec.beans)
+            check_entry(config.tier, rec.beans)
+            seat = config.seats.index("human") if sit and "human" in config.seats else None
+            sat = [] if seat is None else [
+                {"k": "sit", "seat": seat, "player": rec.id, "nickname": rec.nickname}]
+            # the room and its creator in his seat: one transaction
             table = await server.open_room(
-                options, Creator(rec.id, address_key(address_of(request))))
+                options, Creator(rec.id, address_key(address_of(request))), sat)
         except BadInput as exc:
             return error(exc.status, str(exc))
         except EntryRefused as exc:
@@ -191,14 +196,10 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return error(exc.status, str(exc))
         except TableError as exc:
             return error(400, str(exc))
-        seat = table.config.seats.index("human") if sit and "human" in table.config.seats \
-            else None
         if seat is None:
             return JSONResponse({"code": table.code, "config": table.config.to_json()})
         runtime = server.runtimes[table.code]
         async with runtime.lock:
-            runtime.commit({"k": "sit", "seat": seat, "player": rec.id,
-                            "nickname": rec.nickname})
             runtime.note_level(seat, rec.id)  # the creator's title beside his name
             runtime.schedule()
         return JSONResponse({"code": table.code, "config": table.config.to_json(),

@@ -28,7 +28,7 @@ import socket
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paohuzi.server.hall import Census, SharedHall
@@ -162,12 +162,13 @@ class Cluster:
 
     # ---- leases, routes, takeover -------------------------------------------------------
 
-    def store_room(self, code: str, config: dict[str, Any],
-                   creator: Creator | None = None) -> None:
-        """Store a room created here, owned by this process from the start (the room and
-        its lease in one transaction), and publish its route."""
+    def store_room(self, code: str, config: dict[str, Any], creator: Creator | None = None,
+                   entries: Sequence[dict[str, Any]] = ()) -> None:
+        """Store a room created here (with the first entries of its log), owned by this
+        process from the start (the room, its entries and its lease in one transaction),
+        and publish its route."""
         self.storage.create_leased_room(code, config, self.owner, self.address, self.ttl,
-                                        creator)
+                                        creator, entries)
         self._route(code)
 
     def _route(self, *codes: str, census: Census | None = None) -> None:

@@ -703,23 +703,24 @@ class Matchmaker:
         options = {**self.settings.options, "rules": preset, "changci": changci_key,
                    "seats": ["human"] * len(group.people) + [self.settings.computer] * computers}
         anchor = group.people[0]  # the longest waiting: the room is counted as his
+        # the room, its hall entry and its people seated: one transaction
+        entries = [{"k": "hall", "changci": changci_key, "preset": preset,
+                    "computer": self.settings.computer}] + [
+            {"k": "sit", "seat": seat, "player": ticket.player, "nickname": ticket.nickname}
+            for seat, ticket in enumerate(group.people)]
         try:
             # within the caps on live rooms of an account and an address (roombounds.py),
             # as a room he created: his oldest open room nobody is connected to ends first
             table = await self.server.open_room(
-                options, Creator(anchor.player, address_key(anchor.address)))
+                options, Creator(anchor.player, address_key(anchor.address)), entries)
         except RoomLimitError:  # no room for a new table now: they wait on, in the queue
             for ticket in group.people:
                 self.queue.join(ticket)
             return 0
         runtime = self.server.runtimes[table.code]
         async with runtime.lock:
-            runtime.commit({"k": "hall", "changci": changci_key, "preset": preset,
-                            "computer": self.settings.computer})
             for seat, ticket in enumerate(group.people):
                 runtime.note_level(seat, ticket.player)
-                runtime.commit({"k": "sit", "seat": seat, "player": ticket.player,
-                                "nickname": ticket.nickname})
                 self._note(ticket, Seated(table.code, seat, computers, False))
             runtime.schedule()
         self.rooms[table.code] = group.key

@@ -25,7 +25,7 @@ import dataclasses
 import json
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -152,12 +152,20 @@ class PostgresStorage:
     _INSERT_ROOM = ("INSERT INTO rooms (code, config, created, touched, creator, "
                     "creator_address) VALUES (%s, %s, %s, %s, %s, %s)")
 
-    def create_room(self, code: str, config: dict[str, Any],
-                    creator: Creator | None = None) -> None:
+    def create_room(self, code: str, config: dict[str, Any], creator: Creator | None = None,
+                    entries: Sequence[dict[str, Any]] = ()) -> None:
+        """Store a new room with the first entries of its log, in one transaction."""
         now = time.time()
         with self._tx() as conn:
             conn.execute(self._INSERT_ROOM,
                          (code, json.dumps(config), now, now, *creator_row(creator)))
+            self._insert_first_entries(conn, code, entries)
+
+    @staticmethod
+    def _insert_first_entries(conn: Any, code: str, entries: Sequence[dict[str, Any]]) -> None:
+        for seq, entry in enumerate(entries, 1):
+            conn.execute("INSERT INTO table_log (room, seq, entry) VALUES (%s, %s, %s)",
+                         (code, seq, json.dumps(entry, ensure_ascii=False)))
 
     def room_creator(self, code: str) -> Creator | None:
         """Who created a room (None: the hall, a room of an older server, or no room)."""
@@ -167,8 +175,10 @@ class PostgresStorage:
         return creator_of(row)
 
     def create_leased_room(self, code: str, config: dict[str, Any], owner: str,
-                           address: str, ttl: float, creator: Creator | None = None) -> int:
-        """Store a new room and take its lease in one transaction (several processes):
+                           address: str, ttl: float, creator: Creator | None = None,
+                           entries: Sequence[dict[str, Any]] = ()) -> int:
+        """Store a new room (with the first entries of its log) and take its lease in one
+        transaction (several processes):
         it is never seen open without an owner, which another process's upkeep would
         take over (:meth:`unowned_rooms`) before its creator could claim it. Its fencing
         token (a stale lease row left under a new code is taken over)."""
@@ -176,6 +186,7 @@ class PostgresStorage:
         with self._tx() as conn:
             conn.execute(self._INSERT_ROOM,
                          (code, json.dumps(config), now, now, *creator_row(creator)))
+            self._insert_first_entries(conn, code, entries)
             row = conn.execute(
                 "INSERT INTO room_leases AS l (room, owner, address, token, expires) "
                 "VALUES (%s, %s, %s, 1, EXTRACT(EPOCH FROM clock_timestamp()) + %s) "

@@ -8,6 +8,7 @@ import logging
 import secrets
 import time
 import unicodedata
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paohuzi.core.settlement import beans_of
@@ -204,15 +205,17 @@ class Server:
         return RoomCaps(self.limits.max_open_rooms_per_player,
                         self.limits.max_open_rooms_per_address, self.limits.max_rooms)
 
-    async def open_room(self, options: dict[str, Any], creator: Creator) -> Table:
+    async def open_room(self, options: dict[str, Any], creator: Creator,
+                        entries: Sequence[dict[str, Any]] = ()) -> Table:
         """Create a room a person asked for, within the bounds on live rooms: his (or his
         address's) oldest open room nobody is connected to is ended first if need be.
+        ``entries``: the first of its log (its people seated), stored with it.
         Raises :class:`TooManyOpenRooms` (429), :class:`ServerFull` (503),
         :class:`TableError` (bad options, checked before any room is ended)."""
         config = RoomConfig.from_json(options)
         async with self.opening:
             await self._make_room_for(creator)
-            return self._create(config, creator)
+            return self._create(config, creator, entries)
 
     async def _make_room_for(self, creator: Creator) -> None:
         for _ in range(ROOM_END_TRIES):
@@ -250,19 +253,26 @@ class Server:
         :class:`ServerFull` beyond ``max_rooms``."""
         return self._create(RoomConfig.from_json(options), None)
 
-    def _create(self, config: RoomConfig, creator: Creator | None) -> Table:
+    def _create(self, config: RoomConfig, creator: Creator | None,
+                entries: Sequence[dict[str, Any]] = ()) -> Table:
+        """A new room, stored with the first ``entries`` of its log in one transaction (a
+        crash never leaves a room whose people were never seated), applied as a restored
+        room's log is."""
         cap = self.limits.max_rooms
         if cap is not None and len(self.runtimes) >= cap:
             raise ServerFull(f"the server is full ({len(self.runtimes)} rooms open): "
                              "try again later")
-        code = self._store_new_room(config, creator)
+        code = self._store_new_room(config, creator, entries)
         table = Table(code, config)
+        for entry in entries:
+            table.apply(entry)
         self.runtimes[code] = Runtime(self, table)
         if creator is not None:
             self.creators[code] = creator
         return table
 
-    def _store_new_room(self, config: RoomConfig, creator: Creator | None = None) -> str:
+    def _store_new_room(self, config: RoomConfig, creator: Creator | None = None,
+                        entries: Sequence[dict[str, Any]] = ()) -> str:
         """Store a room under a fresh code (:func:`new_room_code`); a code an ended room
         kept in storage is refused there, and another one is drawn. Several processes:
         the room is stored with its lease, owned by this process from the start."""
@@ -272,12 +282,12 @@ class Server:
             if code in self.runtimes:
                 continue
             try:
-                store(code, config.to_json(), creator)
+                store(code, config.to_json(), creator, entries)
             except Exception:  # the storage's unique-key error (SQLite or another backend)
                 continue
             return code
         code = new_room_code()
-        store(code, config.to_json(), creator)  # lets the storage's error out
+        store(code, config.to_json(), creator, entries)  # lets the storage's error out
         return code
 
     def find_room(self, code: str) -> Runtime | None:

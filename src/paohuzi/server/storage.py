@@ -19,6 +19,7 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -96,8 +97,8 @@ class Storage(Protocol):
     def create_player(self, nickname: str, beans: int = 0) -> tuple[PlayerRecord, str]: ...
     def player_by_token(self, token: str) -> PlayerRecord | None: ...
     def player(self, player_id: int) -> PlayerRecord | None: ...
-    def create_room(self, code: str, config: dict[str, Any],
-                    creator: Creator | None = None) -> None: ...
+    def create_room(self, code: str, config: dict[str, Any], creator: Creator | None = None,
+                    entries: Sequence[dict[str, Any]] = ()) -> None: ...
     def room_creator(self, code: str) -> Creator | None: ...
     def rooms(self) -> list[tuple[str, dict[str, Any]]]: ...
     def append_log(self, room: str, entry: dict[str, Any]) -> int: ...
@@ -212,15 +213,26 @@ class SQLiteStorage:
             ).fetchone()
         return self._row_player(row)
 
-    def create_room(self, code: str, config: dict[str, Any],
-                    creator: Creator | None = None) -> None:
-        """Store a new room (``creator``: the person who created it, None for the hall's)."""
+    def create_room(self, code: str, config: dict[str, Any], creator: Creator | None = None,
+                    entries: Sequence[dict[str, Any]] = ()) -> None:
+        """Store a new room (``creator``: the person who created it, None for the hall's)
+        with the first entries of its log (its people seated), in one transaction."""
         with self._lock:
             now = time.time()
-            self._db.execute(
-                "INSERT INTO rooms (code, config, created, touched, creator, creator_address) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (code, json.dumps(config), now, now, *creator_row(creator)))
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    "INSERT INTO rooms (code, config, created, touched, creator, "
+                    "creator_address) VALUES (?, ?, ?, ?, ?, ?)",
+                    (code, json.dumps(config), now, now, *creator_row(creator)))
+                self._db.executemany(
+                    "INSERT INTO table_log (room, seq, entry) VALUES (?, ?, ?)",
+                    [(code, seq, _to_json(entry)) for seq, entry in enumerate(entries, 1)])
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._next_seq[code] = len(entries) + 1
 
     def room_creator(self, code: str) -> Creator | None:
         """Who created a room (None: the hall, a room of an older server, or no room)."""
