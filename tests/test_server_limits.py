@@ -105,6 +105,27 @@ def test_bad_room_options_are_refused_and_store_no_room(srv, body, said):
     assert srv.server.storage.rooms() == [] and srv.server.runtimes == {}
 
 
+@pytest.mark.parametrize("nickname", [
+    "电\u034f脑·阿福 (简单)",  # an invisible combining grapheme joiner inside 电脑
+    "电\ufe00脑·阿福 (简单)",  # a variation selector
+    "电\u180b脑·小翠 (普通)",  # a Mongolian free variation selector
+    "電脑·阿福 (简单)", "电腦·阿福 (简单)", "電腦·阿福",  # traditional forms, mixed or not
+    "cоmputer (hard)",  # a Cyrillic о
+    "COMPUTER", "c0mputer", "cornputer", "Ｃｏｍｐｕｔｅｒ",
+])
+def test_nicknames_drawn_like_a_computer_seat_are_refused(srv, nickname):
+    """They were accepted: each renders as (or nearly as) the name of a computer seat,
+    which people may not take (docs/protocol.md)."""
+    reply = post_raw(srv, "/api/players", json.dumps({"nickname": nickname}).encode())
+    assert reply.status_code == 400, reply.text
+    assert "kept for computer players" in reply.json()["error"]
+
+
+def test_emoji_with_variation_selectors_stay_allowed_in_nicknames(srv):
+    reply = post_raw(srv, "/api/players", json.dumps({"nickname": "阿福❤\ufe0f"}).encode())
+    assert reply.status_code == 200, reply.text
+
+
 def test_nicknames_are_normalised(srv):
     reply = post_raw(srv, "/api/players", '{"nickname": "  A\u0301   li "}'.encode())
     assert reply.status_code == 200

@@ -46,6 +46,10 @@ def test_a_huxi_table_that_is_not_text_is_a_clear_400(srv, table):
     ("\u3164", "blank"),  # a Hangul filler: an empty-looking name
     ("\u0301qq", "combining"),
     ("q\ue000", "private-use"),
+    ("\u00a0", "visible character"),  # white space only: a name that shows nothing
+    ("\u3000\u3000", "visible character"),
+    ("qq\u2028qq", "line separator"),
+    ("\u2029", "paragraph separator"),
 ])
 def test_a_rules_name_is_held_to_the_nickname_rules(srv, name, said):
     """A room's ``rules.name`` is text its creator chooses that every seat and spectator

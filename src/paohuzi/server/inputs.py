@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import unicodedata
 from typing import Any
 
@@ -31,12 +32,39 @@ MAX_DEPTH = 16
 """Deepest nesting of arrays/objects a JSON body may have."""
 MAX_NICKNAME = 24
 """Longest nickname, in characters (after normalisation)."""
-RESERVED_PREFIXES = ("电脑", "電腦", "computer")
-"""Nicknames may not start with these (casefolded, NFKC, spaces removed): they are how
-computer seats are named."""
+RESERVED_PREFIXES = ("电脑", "computer")
+"""Nicknames may not start with these (:func:`reserved_fold`): they are how computer seats
+are named."""
+
+_IGNORABLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+                        "\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f"
+                        "\ufeff\uffa0\U000e0000-\U000e0fff]")
+"""Unicode's default-ignorable code points (DerivedCoreProperties): drawn as nothing.
+Variation selectors among them are allowed in a name (an emoji's ❤️), never inside a
+reserved prefix."""
+
+_LOOKALIKES = str.maketrans({
+    "電": "电", "腦": "脑",  # traditional forms
+    "а": "a", "с": "c", "ϲ": "c", "е": "e", "о": "o", "ο": "o", "0": "o", "р": "p",
+    "ρ": "p", "υ": "u", "ս": "u", "г": "r", "т": "t", "τ": "t", "м": "m",  # Cyrillic, Greek
+})
+"""Letters drawn like those of a reserved prefix (a small part of Unicode's confusables:
+the letters of 电脑 and "computer")."""
+
+
+def reserved_fold(text: str) -> str:
+    """``text`` as the reserved-prefix check reads it: NFKC, casefolded, without white
+    space or default-ignorable characters, look-alike letters as the ones they imitate.
+
+    >>> reserved_fold("電 腦·阿福"), reserved_fold("Cо\u034fmрuter"), reserved_fold("cornputer")
+    ('电脑·阿福', 'computer', 'computer')
+    """
+    folded = "".join(_IGNORABLE.sub("", unicodedata.normalize("NFKC", text)).casefold().split())
+    return folded.translate(_LOOKALIKES).replace("rn", "m")
 _BANNED_CATEGORIES = {"Cc": "a control character", "Cf": "an invisible formatting character",
                       "Cs": "a lone surrogate", "Co": "a private-use character",
-                      "Cn": "an unassigned character"}
+                      "Cn": "an unassigned character", "Zl": "a line separator",
+                      "Zp": "a paragraph separator"}
 
 
 class BadInput(TableError):
@@ -177,8 +205,7 @@ def clean_nickname(value: Any) -> str:
     text = " ".join(text.split())
     if len(text) > MAX_NICKNAME:
         raise BadInput(f"nickname too long: at most {MAX_NICKNAME} characters")
-    folded = "".join(unicodedata.normalize("NFKC", text).casefold().split())
-    if folded.startswith(RESERVED_PREFIXES):
+    if reserved_fold(text).startswith(RESERVED_PREFIXES):
         raise BadInput("nicknames starting with 电脑/computer are kept for computer "
                        "players")
     return text or "玩家"

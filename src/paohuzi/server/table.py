@@ -198,6 +198,8 @@ def _check_stakes(rules: Ruleset) -> None:
     from paohuzi.server.inputs import check_visible  # (inputs imports this module)
 
     check_visible(rules.name, "rules: name", spaces=" ")
+    if not rules.name.strip():  # white space only (no-break, ideographic): shows nothing
+        raise TableError("rules: name must hold a visible character")
 
 
 @dataclass
