@@ -239,3 +239,52 @@ def test_a_match_summary_the_process_died_before_storing_is_stored_on_restart(tm
             runtime.stop()
         server.pool.close()
         server.storage.close()
+
+
+def test_a_settlement_rates_again_when_another_process_moved_a_rating(tmp_path):
+    """Another process settles a hand of the same player between this one's rating and
+    its transaction: the transaction refuses the stale rating, and the hand is rated
+    again from the new one (nothing lost, nothing written twice)."""
+    from paohuzi.game.actions import Hu, Pass
+    from paohuzi.server import settlement
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.server import Server
+
+    async def go() -> None:
+        server = Server(open_storage(str(tmp_path / "game.db")), computer_processes=False)
+        storage = server.storage
+        players = [storage.create_player(f"p{s}", beans=2000)[0].id for s in range(3)]
+        table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.05})
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            for s, player in enumerate(players):
+                runtime.commit({"k": "sit", "seat": s, "player": player, "nickname": f"p{s}"})
+            runtime.commit({"k": "start", "seed": 5, "salt": "x"})
+            hand = table.hand
+            while not hand.ended:
+                seat = hand.pending_seats()[0]
+                legal = hand.legal_actions(seat)
+                pick = next((a for a in legal if isinstance(a, Hu)), None) or \
+                    next((a for a in legal if isinstance(a, Pass)), legal[0])
+                runtime.act(table.match_seat(seat), pick, player=players[seat])
+        tried: list[dict[int, Any]] = []
+        real = storage.settle_hand
+
+        def settle_hand(*args: Any) -> Any:
+            tried.append({u.player_id: u.rated_from for u in args[4]})
+            if len(tried) == 1:  # another process settles a hand of p0 meanwhile
+                storage._db.execute("UPDATE players SET rating_mu = 30.5 WHERE id = ?",
+                                    (players[0],))
+            return real(*args)
+
+        storage.settle_hand = settle_hand  # type: ignore[method-assign]
+        settlement.settle(storage, table, server.rate)
+        assert len(tried) == 2 and tried[1][players[0]][0] == 30.5, tried
+        assert not table.needs_settlement()
+        assert [e["k"] for e in storage.load_log(table.code)].count("settled") == 1
+        after = storage.player(players[0])
+        assert after is not None and after.hands == 1 and after.rating_mu != 30.5
+        runtime.stop()
+        server.pool.close()
+        storage.close()
+    asyncio.run(go())

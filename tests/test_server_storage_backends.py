@@ -144,6 +144,39 @@ def test_a_room_is_stored_with_its_first_entries_in_one_transaction(database: st
         storage.close()
 
 
+def test_a_rating_changed_since_it_was_read_is_never_overwritten(database: str) -> None:
+    """A settlement wrote each player's new rating as read before its transaction: two
+    processes settling hands of one player at once lost one of the two changes. It now
+    writes only while the rating is still the one it was worked out from, and rates
+    again otherwise (settlement.settle)."""
+    from paohuzi.server.storage import RatingMovedError
+
+    storage = open_storage(database)
+    try:
+        rec, _ = storage.create_player("甲", beans=100)
+        storage.create_room("r1", {"rules": "qq"})
+        start = (rec.rating_mu, rec.rating_sigma)
+        # another process's settlement moved his rating meanwhile
+        storage.settle_hand("r1", 1, None, [rec.id],
+                            [PlayerUpdate(rec.id, 3, 3, True, 27.0, 8.0, rated_from=start)],
+                            {"k": "settled", "hand": 1})
+        stale = PlayerUpdate(rec.id, 6, 6, True, 28.0, 7.5, rated_from=start)
+        with pytest.raises(RatingMovedError):
+            storage.settle_hand("r1", 2, {"result": {}}, [rec.id], [stale],
+                                {"k": "settled", "hand": 2})
+        after = storage.player(rec.id)
+        assert after is not None and (after.rating_mu, after.rating_sigma) == (27.0, 8.0)
+        assert (after.points, after.beans, after.hands) == (3, 103, 1)  # nothing written
+        assert [e["hand"] for e in storage.load_log("r1")] == [1]
+        assert storage.games_of(rec.id) == []
+        fresh = PlayerUpdate(rec.id, 6, 6, True, 28.0, 7.5, rated_from=(27.0, 8.0))
+        storage.settle_hand("r1", 2, None, [rec.id], [fresh], {"k": "settled", "hand": 2})
+        after = storage.player(rec.id)
+        assert after is not None and (after.rating_mu, after.points) == (28.0, 9)
+    finally:
+        storage.close()
+
+
 def test_both_backends_answer_alike_for_the_hall(database: str) -> None:
     """Beans on creation, the capped transfer written to the ``settled`` entry, the daily
     relief, the leaderboard and the 大结算: the same answers from both backends."""

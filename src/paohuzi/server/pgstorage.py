@@ -38,6 +38,7 @@ from paohuzi.server.storage import (
     PlayerRecord,
     PlayerUpdate,
     StoredGame,
+    check_rated_from,
     creator_of,
     creator_row,
     game_summaries,
@@ -332,9 +333,13 @@ class PostgresStorage:
         settlement or relief of the same player in another room or process waits and
         then reads the new balance."""
         ids = sorted({u.player_id for u in updates})
-        rows = conn.execute("SELECT id, beans FROM players WHERE id = ANY(%s) "
-                            "ORDER BY id FOR UPDATE", (ids,)).fetchall() if ids else []
-        held = {int(pid): int(beans) for pid, beans in rows}
+        rows = conn.execute("SELECT id, beans, rating_mu, rating_sigma FROM players "
+                            "WHERE id = ANY(%s) ORDER BY id FOR UPDATE",
+                            (ids,)).fetchall() if ids else []
+        held = {int(pid): int(beans) for pid, beans, _, _ in rows}
+        rated = {int(pid): (mu, sigma) for pid, _, mu, sigma in rows}
+        for u in updates:  # a rating another process changed meanwhile: rate again
+            check_rated_from(u, rated.get(u.player_id))
         owed = [u.beans for u in updates]
         moved = pay([*owed, -sum(owed)], [*(held.get(u.player_id, 0) for u in updates), None])
         return [dataclasses.replace(u, beans=b) for u, b in zip(updates, moved, strict=False)]

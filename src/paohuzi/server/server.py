@@ -305,6 +305,7 @@ class Server:
         humans = [(i, table.seats[i].player) for i in seated
                   if table.seats[i].kind == "human" and table.seats[i].player is not None]
         ratings: dict[int, tuple[float, float]] = {}
+        read: dict[int, tuple[float, float]] = {}  # the ratings the new ones come from
         try:
             from openskill.models import PlackettLuce
 
@@ -314,6 +315,8 @@ class Server:
             for seat in summary.players:
                 pid = table.seats[seat].player
                 rec = self.storage.player(pid) if pid is not None else None
+                if rec is not None:
+                    read[rec.id] = (rec.rating_mu, rec.rating_sigma)
                 rating = model.rating(mu=rec.rating_mu, sigma=rec.rating_sigma) if rec \
                     else model.rating()
                 teams.append([rating])
@@ -333,10 +336,11 @@ class Server:
             rec = self.storage.player(pid)
             if rec is None:
                 continue
+            read.setdefault(pid, (rec.rating_mu, rec.rating_sigma))  # the 醒家's, kept
             points = summary.points[seat]
             won = summary.result.winner is not None and \
                 summary.players[summary.result.winner] == seat
             mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))  # 醒家: unrated
             updates.append(PlayerUpdate(pid, points, beans_of(points, table.config.ruleset),
-                                        won, mu, sigma))
+                                        won, mu, sigma, rated_from=read.get(pid)))
         return updates

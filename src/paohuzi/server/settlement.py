@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from paohuzi.game.match import HandSummary
-from paohuzi.server.storage import PlayerUpdate, Storage
+from paohuzi.server.storage import PlayerUpdate, RatingMovedError, Storage
 from paohuzi.server.table import Table
 
 __all__ = ["FULL_ATTEMPTS", "RETRY_DELAYS", "Rater", "settle"]
@@ -26,6 +26,9 @@ FULL_ATTEMPTS = 3
 """Failed settlements with the players' totals before one without them."""
 RETRY_DELAYS = (0.2, 1.0, 2.0, 5.0)
 """Seconds before the n-th retry (the last one repeats)."""
+RATE_TRIES = 5
+"""Settlements tried at once, each rated again, while another process keeps changing a
+player's rating meanwhile (:class:`~paohuzi.server.storage.RatingMovedError`)."""
 
 Rater = Callable[[Table, HandSummary], list[PlayerUpdate]]
 """The players' updates for a finished hand (totals and ratings)."""
@@ -39,9 +42,7 @@ def settle(storage: Storage, table: Table, rate: Rater | None) -> int | None:
     summary = table.last_summary
     assert summary is not None and table.needs_settlement()
     hand_no = table.finished_hands
-    entry = {"k": "settled", "hand": hand_no}
     record = table.finished_record() if rate is not None else _record_or_none(table)
-    updates = rate(table, summary) if rate is not None else []
     players: list[int] = []
     if record is not None:
         record["totals"] = rate is not None
@@ -50,7 +51,16 @@ def settle(storage: Storage, table: Table, rate: Rater | None) -> int | None:
             xingjia = table.seats[summary.xingjia].player
             if xingjia is not None:
                 players.append(xingjia)
-    game_id = storage.settle_hand(table.code, hand_no, record, players, updates, entry)
+    for attempt in range(1, RATE_TRIES + 1):
+        entry: dict[str, Any] = {"k": "settled", "hand": hand_no}
+        updates = rate(table, summary) if rate is not None else []
+        try:
+            game_id = storage.settle_hand(table.code, hand_no, record, players, updates, entry)
+        except RatingMovedError:
+            if attempt == RATE_TRIES:
+                raise
+            continue
+        break
     table.apply(entry)
     return game_id
 

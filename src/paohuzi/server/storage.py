@@ -32,6 +32,7 @@ from paohuzi.server.roombounds import Creator
 __all__ = [
     "PlayerRecord",
     "PlayerUpdate",
+    "RatingMovedError",
     "SQLiteStorage",
     "Storage",
     "StoredGame",
@@ -88,6 +89,22 @@ class PlayerUpdate:
     won: bool
     mu: float
     sigma: float
+    rated_from: tuple[float, float] | None = None
+    """The rating ``mu``/``sigma`` were worked out from: the settlement writes them only
+    while the player's stored rating is still that one (:class:`RatingMovedError`)."""
+
+
+class RatingMovedError(RuntimeError):
+    """A player's rating changed between reading it and settling (another process
+    settled a hand of his meanwhile): nothing was written; rate the hand again."""
+
+
+def check_rated_from(update: PlayerUpdate, stored: tuple[float, float] | None) -> None:
+    """Raise :class:`RatingMovedError` where ``update`` was rated from another rating than
+    the ``stored`` one (read in the settlement's transaction, the row locked)."""
+    if update.rated_from is not None and stored is not None and \
+            (float(stored[0]), float(stored[1])) != update.rated_from:
+        raise RatingMovedError(f"player {update.player_id}'s rating changed meanwhile")
 
 
 class Storage(Protocol):
@@ -345,9 +362,10 @@ class SQLiteStorage:
         are the house, without limit, owing the rest of the zero sum."""
         held = {}
         for u in updates:
-            row = self._db.execute("SELECT beans FROM players WHERE id = ?",
-                                   (u.player_id,)).fetchone()
+            row = self._db.execute("SELECT beans, rating_mu, rating_sigma FROM players "
+                                   "WHERE id = ?", (u.player_id,)).fetchone()
             held[u.player_id] = int(row[0]) if row is not None else 0
+            check_rated_from(u, None if row is None else (row[1], row[2]))
         owed = [u.beans for u in updates]
         moved = pay([*owed, -sum(owed)], [*(held[u.player_id] for u in updates), None])
         return [dataclasses.replace(u, beans=b) for u, b in zip(updates, moved, strict=False)]
