@@ -215,6 +215,36 @@ def test_a_leave_does_not_tell_that_the_hand_is_over_before_it_is_shown(tmp_path
     asyncio.run(go())
 
 
+def test_a_next_vote_takes_a_seat_out_of_tuoguan(tmp_path):
+    """A table whose people are all in 托管 pauses; a person who pressed 下一局 there was
+    counted ready but stayed in 托管, so the next hand never came (found on a phone: a
+    room with no reconnection grace, its only person idle for a while, then back)."""
+    from types import SimpleNamespace
+
+    from paohuzi.server import protocol
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.messages import Next
+    from paohuzi.server.server import Server
+
+    async def go() -> None:
+        server = Server(open_storage(str(tmp_path / "game.db")))
+        runtime = await _hand_won_on_a_shown_card(server)
+        await asyncio.wait_for(runtime.caught_up.wait(), 10)  # the end is shown
+        async with runtime.lock:
+            for seat in range(3):
+                runtime.commit({"k": "tuoguan", "seat": seat, "on": True})
+        assert runtime.paused()
+        async with runtime.lock:
+            changed = await protocol._next(runtime, SimpleNamespace(seat=0), Next(9))
+        assert changed and not runtime.table.seats[0].tuoguan and not runtime.paused()
+        assert runtime.next_votes == {0}
+        assert runtime.server.storage.load_log(runtime.table.code)[-1] == \
+            {"k": "tuoguan", "seat": 0, "on": False, "seq": 9}
+        runtime.stop()
+        server.pool.close()
+    asyncio.run(go())
+
+
 @pytest.mark.parametrize("level", ["human", "Normal", ""])
 def test_a_quick_room_is_against_computers_only(srv, level):
     """``level: "human"`` made a "quick room against computers" of free human seats."""

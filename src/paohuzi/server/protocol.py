@@ -134,8 +134,14 @@ async def _takeover(runtime: Runtime, client: Client, msg: Takeover) -> bool:
 
 
 async def _next(runtime: Runtime, client: Client, msg: Next) -> bool:
-    if client.seat is not None:
-        runtime.vote_next(client.seat)
+    """A vote for the next hand. A person in 托管 who votes is back: he takes his seat
+    over (a table whose people are all in 托管 pauses, and would never deal again)."""
+    seat = client.seat
+    if seat is None or not runtime.vote_next(seat):
+        return False
+    if runtime.table.seats[seat].tuoguan:
+        runtime.commit({"k": "tuoguan", "seat": seat, "on": False, "seq": msg.seq})
+        return True
     return False
 
 

@@ -678,14 +678,17 @@ class Runtime:
             self.record_match()  # its 大结算
             self.schedule()
 
-    def vote_next(self, seat: int) -> None:
+    def vote_next(self, seat: int) -> bool:
         """``seat`` is ready for the next hand (counted between hands only, once the hand's
-        end has been shown: a vote counted sooner would tell that the hand is over)."""
+        end has been shown: a vote counted sooner would tell that the hand is over).
+        Whether it was counted."""
         t = self.table
         if (t.hand is None or t.hand.ended) and self.end_shown():
             self.next_votes.add(seat)
             self.changed.set()
             self.presence_changed()
+            return True
+        return False
 
     def connect(self, client: Client) -> None:
         self.clients.add(client)
