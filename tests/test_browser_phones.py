@@ -154,8 +154,93 @@ def test_small_phones_a_quick_game_the_leave_dialog_and_the_replay(browser, srv)
     for size, viewport in SMALL_PHONES.items():  # a long page: it scrolls down, never across
         page.set_viewport_size(viewport)
         assert page.evaluate("document.scrollingElement.scrollWidth") <= viewport["width"], size
+        # sideways, the three seats side by side: the steps and every hand on one screen
+        # (at 640-740 px the third seat's hand once sat below the screen)
+        tops = page.eval_on_selector_all(
+            ".replay-board .replay-seat", "ns => ns.map(n => n.getBoundingClientRect().top)")
+        assert len(tops) == 3 and len(set(tops)) == 1, (size, tops)
     assert errors == []
     context.close()
+
+
+def test_phone_dialogs_have_a_way_out_and_buttons_a_finger_can_tap(browser, srv):  # noqa: F811
+    """Found on phones held sideways: the 吃 dialog's 取消 looked like plain text and was the
+    only way out; play buttons were 32 px high; the settlement window covered the top
+    bar's 离开 and offered only 下一局 (which deals the next hand), so leaving between hands
+    without the escape penalty took a wait; a card flying to its place crossed over the
+    dialogs."""
+    sent: list[dict[str, Any]] = []
+    welcome, state = _mock_table_messages()
+    context = browser.new_context(viewport=SMALL_PHONES["640x360"], has_touch=True)
+    enter(context.new_page(), srv.base, "小屏")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".seat.bottom .hand .card")
+    heights = page.eval_on_selector_all(
+        ".actions .btn", "ns => ns.map(n => n.getBoundingClientRect().height)")
+    assert heights and min(heights) >= 40, heights
+    for way_out in ("Escape", "beside"):
+        page.click("[data-name=chi]")
+        page.wait_for_selector(".picker .pick")
+        colours = page.evaluate("""() => [getComputedStyle(document.querySelector(
+            '.picker [data-name=cancel]')).backgroundColor, getComputedStyle(
+            document.querySelector('.picker .panel')).backgroundColor]""")
+        assert colours[0] != colours[1], colours  # 取消 is drawn as a button
+        if way_out == "Escape":
+            page.keyboard.press("Escape")
+        else:
+            page.mouse.click(3, 3)  # the dim backdrop beside the panel
+        page.wait_for_selector(".picker", state="detached")
+    z = page.evaluate("""() => { const g = document.createElement('div'); g.className = 'ghost';
+        document.body.append(g); const z = +getComputedStyle(g).zIndex; g.remove();
+        return [z, +getComputedStyle(document.querySelector('.modal') || Object.assign(
+        document.body.appendChild(document.createElement('div')), {className: 'modal'}))
+        .zIndex]; }""")
+    assert z[1] > z[0], z
+    context.close()
+
+    hand = crowded_hand(ended=True)
+    welcome, state = mock_state(hand)
+    context = browser.new_context(viewport=SMALL_PHONES["640x360"], has_touch=True)
+    enter(context.new_page(), srv.base, "小屏")
+    page = context.new_page()
+
+    def handler(ws: Any) -> None:
+        ws.on_message(lambda message: sent.append(json.loads(message)))
+        ws.send(json.dumps(welcome, ensure_ascii=False))
+        ws.send(json.dumps(state, ensure_ascii=False))
+
+    page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
+    page.goto(srv.base + "/#/room/mock")
+    page.wait_for_selector(".settlement [data-name=next-hand]")
+    for name in ("next-hand", "settle-leave"):
+        box = page.query_selector(f".settlement [data-name={name}]").bounding_box()
+        assert box is not None and box["height"] >= 40 and box["y"] + box["height"] <= 360
+    assert covered(page, ".settlement [data-name=settle-leave]") == []
+    page.click(".settlement [data-name=settle-leave]")
+    page.wait_for_function("location.hash === '#/' || location.hash === ''")
+    assert {"type": "leave"} in [{"type": m.get("type")} for m in sent], sent
+    context.close()
+
+
+def test_the_match_summary_fits_a_phone_held_upright(browser, srv):  # noqa: F811
+    """The 大结算's five columns ran 90 px past the panel's edge at 360x640."""
+    hand = crowded_hand(ended=True)
+    rows = {"match": 1, "reason": "hands", "hands": 4, "first_hand": 1, "seats": [
+        {"seat": s, "kind": "normal" if s != 1 else "human", "nickname": f"座位玩家{s}",
+         "points": p, "beans": None if s != 1 else p, "wins": 1 + (s == 1),
+         "best": {"hand": s + 1, "points": abs(p), "huxi": 21}}
+        for s, p in enumerate((-48, 96, -48))]}
+    welcome, state = mock_state(hand, rows)
+    for size in ("360x640", "390x844"):
+        viewport = UPRIGHT_PHONES[size]
+        context = browser.new_context(viewport=viewport)
+        enter(context.new_page(), srv.base, "竖屏")
+        page = show_mock(context, srv.base, welcome, state)
+        page.wait_for_selector(".settlement .match-summary")
+        widths = page.evaluate("""() => { const p = document.querySelector('.settlement');
+            return [p.scrollWidth, p.clientWidth]; }""")
+        assert widths[0] <= widths[1] + 1, (size, widths)
+        context.close()
 
 
 @pytest.mark.parametrize("moment", ["claim", "picker", "crowded"])

@@ -171,6 +171,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
     el(
       "section",
       { class: "card-panel" },
+      el("h3", {}, t("playComputer")),
       el("label", {}, t("preset"), quickPreset),
       quickXingjiaLabel,
       el("label", {}, t("level"), level),
@@ -351,7 +352,9 @@ function mountHall(root: HTMLElement, cat: Catalog, fail: (e: unknown) => void):
           clearTimeout(polling);
           status.replaceChildren();
         });
+        const first = !status.childElementCount;
         status.replaceChildren(el("span", { class: "waiting" }, `${say(HALL.waiting)}… ${s.waiting} · ${left}${say(HALL.computers)}`), cancel);
+        if (first) status.scrollIntoView({ block: "nearest" }); // below the 场次 on a phone
         polling = window.setTimeout(() => void poll(), 700);
       }
     } catch (e) {

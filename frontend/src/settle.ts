@@ -9,7 +9,7 @@ import { currentLang, t, type Key } from "./i18n";
 /** The word a scheme uses for 底 (qq 底, changde 等, hunan 囤). */
 const DI_WORD: Record<string, string> = { qq: "底", changde: "等", hunan: "囤" };
 
-export function settlementPanel(s: Json, seatName: (seat: number) => string, next: HTMLElement): HTMLElement {
+export function settlementPanel(s: Json, seatName: (seat: number) => string, next: HTMLElement, away: HTMLElement | null = null): HTMLElement {
   const view = s.view;
   const result = view.result;
   const rules = s.table.rules;
@@ -18,11 +18,13 @@ export function settlementPanel(s: Json, seatName: (seat: number) => string, nex
   if (result.card) {
     body.append(el("p", { class: "win-card-line" }, `${t("winCard")} `, card(result.card, "mini winning win-card")));
   }
-  body.append(seatsTable(s, seatName));
+  // the score (胡息 → 底 → 番 → points) before the rows: on a phone held sideways it is
+  // in view at once
   if (result.winner !== undefined && result.huxi !== undefined) body.append(breakdown(result, rules));
+  body.append(seatsTable(s, seatName));
   if (s.table.summary) body.append(matchSummary(s.table.summary, s, seatName));
   // kept in view at the panel's foot while its rows scroll (phones held sideways)
-  body.append(el("div", { class: "settle-foot" }, next, el("p", { class: "next-countdown", role: "timer" }, "")));
+  body.append(el("div", { class: "settle-foot" }, next, away, el("p", { class: "next-countdown", role: "timer" }, "")));
   return el("div", { class: "modal settlement-modal", role: "dialog", "aria-modal": "true", "aria-label": t("settlement") }, body);
 }
 

@@ -403,15 +403,27 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       row.addEventListener("click", () => act(c.action));
       list.append(row);
     }
-    return modal("picker", t("chooseBi"), list, button(t("cancel"), () => ((ui.picker = false), render()), "cancel"));
+    const cancel = () => ((ui.picker = false), render());
+    return modal("picker", t("chooseBi"), list, button(t("cancel"), cancel, "cancel"), cancel);
   }
 
-  function modal(name: string, title: string, ...children: (Node | null)[]): HTMLElement {
-    return el(
+  // a dialog; with ``close`` (its way out: cancel, stay) a tap beside its panel or Escape
+  // takes it too
+  function modal(name: string, title: string, ...parts: (Node | null | (() => void))[]): HTMLElement {
+    const close = parts.find((p): p is () => void => typeof p === "function");
+    const children = parts.filter((p): p is Node | null => typeof p !== "function");
+    const box = el(
       "div",
       { class: `modal ${name}`, role: "dialog", "aria-modal": "true", "aria-label": title },
       el("div", { class: "panel" }, el("h2", {}, title), ...children),
     );
+    if (close) {
+      box.addEventListener("click", (e) => e.target === box && close());
+      box.tabIndex = -1;
+      box.addEventListener("keydown", (e) => e.key === "Escape" && close());
+      queueMicrotask(() => box.isConnected && !box.contains(document.activeElement) && box.focus());
+    }
+    return box;
   }
 
   function leaveDialog(): HTMLElement | null {
@@ -438,6 +450,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
         button(t("stay"), () => ((ui.leaving = false), render()), "stay"),
         button(t("leaveConfirm"), () => leave(inHand), "leave-confirm"),
       ),
+      () => ((ui.leaving = false), render()),
     );
   }
 
@@ -680,7 +693,10 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       socket.send({ type: "next" });
       render();
     };
-    return settlementPanel(s, seatName, button(ui.left ? t("backLobby") : t("nextHand"), next, "next-hand"));
+    // between hands a seat may leave without the escape penalty (the match ends): the
+    // window covers the top bar's 离开, so it offers its own
+    const away = ui.left || mySeat() === null ? null : button(t("backLobby"), () => leave(false), "settle-leave");
+    return settlementPanel(s, seatName, button(ui.left ? t("backLobby") : t("nextHand"), next, "next-hand"), away);
   }
 
   function describe(e: Json): string {
