@@ -343,3 +343,26 @@ def test_quick_chat_reaches_the_table_rate_limited_and_presence_is_shown(srv):
                  .json().get("code"))
     assert code
     asyncio.run(_chat_and_presence(srv, code, tokens))
+
+
+@pytest.mark.parametrize(("shown", "from_next_hand"), [(False, True), (True, False)])
+def test_a_placed_player_learns_the_hand_is_over_only_once_it_is_shown(tmp_path, shown,
+                                                                       from_next_hand):
+    """Placed in a hall room whose hand the engine has ended on the card in play (its
+    seats not yet shown that end), a player was told he plays from now: a claim window
+    before the seats learn that the hand is over. He is told what the seats see."""
+    from types import SimpleNamespace
+
+    from paohuzi.server.matchmaking import Placement
+
+    server = Server(SQLiteStorage(str(tmp_path / "g.db")), computer_processes=False)
+    room = SimpleNamespace(
+        lock=asyncio.Lock(), reserve_seat=lambda player, nickname: 2,
+        table=SimpleNamespace(hand=SimpleNamespace(ended=True),
+                              seats=[SimpleNamespace(kind=k) for k in ("human", "easy", "easy")]),
+        schedule=lambda: None, end_shown=lambda: shown)
+    server.runtimes["hall1"] = room  # type: ignore[assignment]
+    matchmaker = server.matchmaker
+    assert asyncio.run(matchmaker._place(Placement(ticket(7), "hall1"))) == 1
+    assert matchmaker.seated[7].from_next_hand is from_next_hand
+    server.pool.close()

@@ -737,7 +737,10 @@ class Matchmaker:
             if seat is None:
                 self.queue.join(ticket)
                 return 0
-            between = runtime.table.hand is None or runtime.table.hand.ended
+            # what the table has been shown: a hand the engine has ended on the card in
+            # play is still in progress for everyone until its end is shown
+            hand = runtime.table.hand
+            between = hand is None or (hand.ended and runtime.end_shown())
             computers = sum(1 for s in runtime.table.seats if s.kind != "human") - 1
             self._note(ticket, Seated(placement.code, seat, computers, not between))
             runtime.schedule()
