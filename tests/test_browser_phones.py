@@ -581,3 +581,18 @@ def test_a_decision_closes_the_quick_chat_phrases(browser, srv):  # noqa: F811
     page.wait_for_timeout(700)  # the chat redraws every 500 ms at most
     assert page.query_selector(".quickchat-list") is not None
     context.close()
+
+
+def test_a_paused_table_says_it_waits_for_the_person(browser, srv):  # noqa: F811
+    """Everyone in 托管: the table waits (no hand is played by computers alone). It showed
+    only 托管中 beside 轮到你了, and a player took the pause for a stalled game."""
+    welcome, state = _mock_table_messages()
+    state["table"]["seats"][state["you"]]["tuoguan"] = True
+    state["table"]["paused"] = True
+    context = browser.new_context(viewport=SMALL_PHONES["640x360"])
+    enter(context.new_page(), srv.base, "小屏")
+    page = show_mock(context, srv.base, welcome, state)
+    bar = page.wait_for_selector(".tuoguan-bar[data-paused=true]")
+    assert "暂停" in bar.text_content() and bar.query_selector("[data-name=takeover]")
+    assert layout_problems(page) == []
+    context.close()

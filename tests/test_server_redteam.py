@@ -234,9 +234,11 @@ def test_a_next_vote_takes_a_seat_out_of_tuoguan(tmp_path):
             for seat in range(3):
                 runtime.commit({"k": "tuoguan", "seat": seat, "on": True})
         assert runtime.paused()
+        assert runtime.table.view_for(0)["table"]["paused"] is True  # shown to the seats
         async with runtime.lock:
             changed = await protocol._next(runtime, SimpleNamespace(seat=0), Next(9))
         assert changed and not runtime.table.seats[0].tuoguan and not runtime.paused()
+        assert runtime.table.view_for(0)["table"]["paused"] is False
         assert runtime.next_votes == {0}
         assert runtime.server.storage.load_log(runtime.table.code)[-1] == \
             {"k": "tuoguan", "seat": 0, "on": False, "seq": 9}

@@ -46,6 +46,7 @@ const TEXT = {
   waitsOn: { zh: "听", en: "Waits on" },
   noWaits: { zh: "未听牌", en: "Not waiting" },
   tuoguan: { zh: "托管中", en: "Auto-play (托管)" },
+  pausedTuoguan: { zh: "全员托管，牌局暂停：接管后继续", en: "Everyone is on auto-play (托管): the game waits until you take back" },
   takeBack: { zh: "取消托管", en: "Take back control" },
   reconnecting: { zh: "正在重新连接…", en: "Reconnecting…" },
   yourTurn: { zh: "轮到你了", en: "Your move" },

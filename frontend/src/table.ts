@@ -669,7 +669,9 @@ export function mountTable(root: HTMLElement, code: string): () => void {
         ),
       );
       if (s.you !== null && s.table.seats[s.you].tuoguan) {
-        mine.append(el("div", { class: "tuoguan-bar" }, t("tuoguan"), button(t("takeBack"), () => socket.send({ type: "takeover" }), "takeover")));
+        // everyone in 托管: the table waits for a person (the server's flag says so)
+        const said = s.table.paused ? t("pausedTuoguan") : t("tuoguan");
+        mine.append(el("div", { class: "tuoguan-bar", "data-paused": String(Boolean(s.table.paused)) }, said, button(t("takeBack"), () => socket.send({ type: "takeover" }), "takeover")));
       }
       board.append(mine);
     }

@@ -445,8 +445,7 @@ class Runtime:
 
     def paused(self) -> bool:
         """Every person at the table is in 托管: the computers do not play on alone."""
-        humans = [s for s in self.table.seats if s.kind == "human"]
-        return bool(humans) and all(s.tuoguan for s in humans)
+        return self.table.paused
 
     def computer_seat(self) -> int | None:
         """The seat a computer must decide for now, if any (none while paused)."""

@@ -288,6 +288,13 @@ class Table:
                 return i
         return None
 
+    @property
+    def paused(self) -> bool:
+        """Every person at the table is in 托管: the computers do not play on alone (the
+        table waits for one to take over, or to vote for the next hand)."""
+        humans = [s for s in self.seats if s.kind == "human"]
+        return bool(humans) and all(s.tuoguan for s in humans)
+
     def controlled_by_computer(self, match_seat: int) -> bool:
         s = self.seats[match_seat]
         return s.kind != "human" or s.tuoguan
@@ -636,6 +643,7 @@ class Table:
             "xingjia": self.match.xingjia,
             "rules": self.config.rules,
             "timer": self.config.timer,
+            "paused": self.paused,
             **self._hall_view(hand),
         }
         table_member = self._kept.member("table", "table", table)
