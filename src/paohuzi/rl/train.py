@@ -70,20 +70,20 @@ class TrainConfig:
     seed: int = 0
     rules: str = "qq"
     hidden: tuple[int, int] = (256, 128)
-    imitation_hands: int = 1500
+    imitation_hands: int = 3000
     imitation_epochs: int = 3
-    selfplay_hands: int = 20000
+    selfplay_hands: int = 100000
     hands_per_update: int = 16
     updates_per_batch: int = 4
     batch_size: int = 256
-    buffer_size: int = 20000
+    buffer_size: int = 50000
     epsilon: float = 0.05
-    anchor: float = 0.0
+    anchor: float = 0.02
     """Self-play keeps this weight of the imitation loss (the heuristic's choice ranked
     first), so that noisy Monte-Carlo targets move play away from it only slowly."""
-    learning_rate: float = 3e-4
-    eval_every: int = 2000
-    eval_deals: int = 40
+    learning_rate: float = 1e-4
+    eval_every: int = 20000
+    eval_deals: int = 60
 
     @classmethod
     def tiny(cls, seed: int = 0) -> TrainConfig:
