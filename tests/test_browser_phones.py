@@ -596,3 +596,19 @@ def test_a_paused_table_says_it_waits_for_the_person(browser, srv):  # noqa: F81
     assert "暂停" in bar.text_content() and bar.query_selector("[data-name=takeover]")
     assert layout_problems(page) == []
     context.close()
+
+
+def test_the_lobby_held_sideways_brings_play_the_computer_near(browser, srv):  # noqa: F811
+    """At 640x360 人机对战 sat 1.4 screens down (518 px): the profile took two lines and
+    the 场次 two rows. It is now within the second screen's first fifth."""
+    context = browser.new_context(viewport=SMALL_PHONES["640x360"], has_touch=True)
+    page = context.new_page()
+    enter(page, srv.base, "横屏大厅")
+    page.wait_for_selector("[data-name=quick]")
+    page.wait_for_selector(".hall .changci")
+    box = page.query_selector("[data-name=quick]").bounding_box()
+    assert box is not None and box["y"] < 1.2 * 360, box
+    tops = page.eval_on_selector_all(".hall .changci",
+                                     "ns => ns.map(n => n.getBoundingClientRect().top)")
+    assert len(tops) >= 4 and len(set(tops)) == 1, tops  # the 场次 in one row
+    context.close()
