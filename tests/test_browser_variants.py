@@ -133,6 +133,27 @@ def test_luzhou_for_two_from_the_lobby_has_no_zuodi(browser, srv, players, seats
     context.close()
 
 
+def test_two_player_rules_for_three_from_the_lobby(browser, srv):
+    """The set-aside cards need two players: the lobby hides that option for three, and
+    the preset's 20 then went on to a refused room (set_aside ... got 20). The preset's
+    value goes back to the default where an override leaves it without what it needs."""
+    context = browser.new_context(viewport=PHONE_LANDSCAPE)
+    page = context.new_page()
+    enter(page, srv.base, "二人规则三人")
+    page.select_option("select[name=preset]", "two-player")
+    assert page.locator("input[name=set_aside]").is_visible()
+    page.fill("input[name=players]", "3")
+    page.dispatch_event("input[name=players]", "change")
+    assert not page.locator("input[name=set_aside]").is_visible()
+    assert len(page.query_selector_all(".seats select")) == 3
+    page.fill("input[name=bot_delay]", "0.05")
+    page.click("[data-name=create]")
+    page.wait_for_selector(".board .seat", timeout=20_000)
+    rules = srv.server.runtimes[page.url.rsplit("/", 1)[-1]].table.config.ruleset
+    assert (rules.players, rules.set_aside, rules.min_huxi) == (3, 0, 21)
+    context.close()
+
+
 def test_a_match_of_four_hands_ends_with_the_match_summary(browser, srv):
     """局数 4 from the lobby's form: after the fourth hand the settlement window holds the
     大结算, one row per seat with the server's totals, wins and best hand."""

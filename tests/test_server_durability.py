@@ -288,3 +288,28 @@ def test_a_settlement_rates_again_when_another_process_moved_a_rating(tmp_path):
         server.pool.close()
         storage.close()
     asyncio.run(go())
+
+
+def test_a_new_room_and_its_creator_seated_are_one_write(tmp_path):
+    """The room was stored, then its creator's sit appended: a failure (or a crash)
+    between them left a room whose creator was never seated. Both go in one
+    transaction now: no separate log append is needed to seat him."""
+    from server_util import auth, live_server
+
+    with live_server(str(tmp_path / "one.db")) as srv:
+        _, token = srv.player()
+        storage = srv.server.storage
+        real = storage.append_log
+
+        def refuse(*_: Any) -> int:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        storage.append_log = refuse  # type: ignore[method-assign]
+        try:
+            reply = httpx.post(f"{srv.base}/api/rooms/quick", json={"level": "easy"},
+                               headers=auth(token))
+        finally:
+            storage.append_log = real  # type: ignore[method-assign]
+        assert reply.status_code == 200, reply.text
+        code = reply.json()["code"]
+        assert storage.load_log(code)[0]["k"] == "sit"

@@ -34,7 +34,8 @@ def srv(tmp_path):
 
 # ---- HTTP: every parameter a player chooses -----------------------------------------
 
-@pytest.mark.parametrize("limit", ["²", "①", "𝟗", "٣", "9" * 4301, "1" + "0" * 5000])
+@pytest.mark.parametrize("limit", ["²", "①", "𝟗", "٣", "9" * 4301, "1" + "0" * 5000,
+                                   "0" * 4301, "0" * 4300 + "5"])
 def test_a_leaderboard_limit_in_other_digits_is_a_clear_400(srv, limit):
     # str.isdigit() holds for superscripts and circled digits that int() cannot read
     # (it was a 500); digits of other scripts are refused too: the limit is ASCII; and
@@ -282,3 +283,39 @@ def test_room_codes_cannot_be_guessed_faster_over_http(tmp_path):
             reply = httpx.get(f"{srv.base}{path}")
             assert reply.status_code == 429, reply.text
             assert "room lookups from your address" in reply.json()["error"]
+
+
+def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
+    """The settlement window's 返回大厅 sends ``leave`` between hands; if the next hand was
+    dealt just before it arrived (the countdown ran out), it was an escape with its
+    penalty. Sent ``after`` the hand whose end the seat saw, it leaves when the hand now
+    dealt ends (played out by its computer). Without ``after`` it is still an escape."""
+    from types import SimpleNamespace
+
+    from paohuzi.server import protocol
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.messages import Leave, parse_message
+    from paohuzi.server.server import Server
+
+    assert parse_message('{"type": "leave", "seq": 3, "after": 1}') == Leave(3, 1)
+    assert parse_message('{"type": "leave", "seq": 3, "after": -1}').kind == "leave"
+
+    async def go() -> None:
+        server = Server(open_storage(str(tmp_path / "game.db")))
+        players = [server.storage.create_player(f"q{s}", beans=2000)[0].id for s in range(3)]
+        table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.05})
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            for s, player in enumerate(players):
+                runtime.commit({"k": "sit", "seat": s, "player": player, "nickname": f"q{s}"})
+            runtime.commit({"k": "start", "seed": 3, "salt": "x"})  # hand 1, in progress
+            logged = len(server.storage.load_log(table.code))
+            changed = await protocol._leave(runtime, SimpleNamespace(seat=1), Leave(5, 0))
+        assert changed is False and len(server.storage.load_log(table.code)) == logged
+        assert 1 in runtime.leaves_waiting and not table.hand.ended
+        async with runtime.lock:  # the same without "after": an escape
+            await protocol._leave(runtime, SimpleNamespace(seat=2), Leave(6))
+        assert server.storage.load_log(table.code)[logged]["k"] == "escape"
+        runtime.stop()
+        server.pool.close()
+    asyncio.run(go())

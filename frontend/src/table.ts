@@ -456,7 +456,9 @@ export function mountTable(root: HTMLElement, code: string): () => void {
 
   function leave(inHand: boolean): void {
     ui.leaving = false;
-    if (mySeat() !== null && ui.state?.table.hand_no > 0) socket.send({ type: "leave" });
+    // between hands: "after" the hand whose end I saw (a hand dealt meanwhile is played
+    // out by my computer, never an escape I did not choose)
+    if (mySeat() !== null && ui.state?.table.hand_no > 0) socket.send(inHand ? { type: "leave" } : { type: "leave", after: ui.state.table.hand_no });
     if (inHand) {
       ui.left = true; // the settlement of the escape shows; its button goes to the lobby
       render();

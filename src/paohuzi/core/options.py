@@ -32,7 +32,7 @@ from typing import Any
 
 from paohuzi.core.errors import RulesetError
 from paohuzi.core.groups import HUXI_TABLES
-from paohuzi.core.rules import BOUNDS, PRESETS, Ruleset
+from paohuzi.core.rules import BOUNDS, NEEDS, PRESETS, Ruleset
 
 __all__ = ["LABELS", "OptionSpec", "catalog", "option", "options"]
 
@@ -97,17 +97,6 @@ def _choices() -> dict[str, tuple[str, ...]]:
              for name, hint in hints.items() if typing.get_origin(hint) is typing.Literal}
     words["huxi_table"] = tuple(HUXI_TABLES)  # a name checked against the tables
     return words
-
-NEEDS: dict[str, dict[str, Any]] = {
-    "xingjia": {"players": 3},
-    "xingjia_paid": {"players": 3},
-    "set_aside": {"players": 2},
-}
-"""Options that apply only while other options have these values (the 醒家/坐底 4th seat
-needs three players, :class:`Ruleset`'s check; the set-aside cards are a two-seat
-option): a lobby hides such an option, and leaves it unsent, while they differ (a
-preset's own 坐底 is then dropped: rules-notes N19)."""
-
 
 def _needs_met(key: str, rules: Ruleset) -> bool:
     return all(getattr(rules, name) == value for name, value in NEEDS.get(key, {}).items())

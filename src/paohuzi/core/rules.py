@@ -26,7 +26,7 @@ from typing import Any, Literal
 from paohuzi.core.errors import RulesetError
 from paohuzi.core.groups import HUXI_TABLES, HuxiTable
 
-__all__ = ["BOUNDS", "HUAYANG_LEVELS", "LUZHOU_MODES", "PRESETS", "Huayang", "LuzhouMode",
+__all__ = ["BOUNDS", "HUAYANG_LEVELS", "LUZHOU_MODES", "NEEDS", "PRESETS", "Huayang", "LuzhouMode",
            "Ruleset", "SettlementScheme"]
 
 SettlementScheme = Literal["qq", "changde", "hunan", "luzhou"]
@@ -231,14 +231,40 @@ _FLAGS: tuple[str, ...] = ("xingjia", "chou_blocks_peng", "huangzhuang_passes_de
                            "win_on_discard")
 
 
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Ruleset)}
+"""Every option's default (the ``qq`` preset's)."""
+
+NEEDS: dict[str, dict[str, Any]] = {
+    "xingjia": {"players": 3},
+    "xingjia_paid": {"players": 3},
+    "set_aside": {"players": 2},
+}
+"""Options that apply only while other options have these values (the 醒家/坐底 4th seat
+needs three players, :class:`Ruleset`'s check; the set-aside cards are a two-seat
+option). A preset's own value of such an option is dropped when an override breaks what
+it needs (:func:`_preset_options`); a lobby hides it, and leaves it unsent, meanwhile."""
+
+
 def _preset_options(name: str, options: dict[str, Any],
                     overrides: dict[str, Any]) -> dict[str, Any]:
     """A preset's options under ``overrides``. A preset whose default form has a seat
     sitting out (``luzhou``'s 坐底) drops it when another player count is chosen
-    without saying ``xingjia`` (``players=3`` is luzhou's 3-seat form; rules-notes N19)."""
+    without saying ``xingjia`` (``players=3`` is luzhou's 3-seat form; rules-notes N19);
+    any preset option an override leaves without what it needs (:data:`NEEDS`: the
+    ``two-player`` set-aside cards with three players) goes back to the default, unless
+    it is overridden too.
+
+    >>> _preset_options("two-player", PRESETS["two-player"], {"players": 3})["set_aside"]
+    0
+    """
     out = {**options, "name": name}
     if options.get("xingjia") and "players" in overrides and "xingjia" not in overrides:
         out["xingjia"] = False
+    for key, needs in NEEDS.items():
+        if key in options and key not in overrides and any(
+                other in overrides and overrides[other] != value
+                for other, value in needs.items()):
+            out[key] = _DEFAULTS[key]
     return out
 
 

@@ -113,8 +113,8 @@ def leaderboard_query(query: dict[str, str]) -> tuple[str, int]:
         raise BadInput(f"by must be 'points' or 'beans', got {by[:20]!r}")
     text = query.get("limit", "20")
     # ASCII digits only: str.isdigit() also holds for "²" or "①", which int() cannot read
-    # and short: int() refuses (ValueError) texts of more than 4300 digits
-    if not (text.isascii() and text.isdigit() and len(text.lstrip("0")) <= 3) \
+    # and short: int() refuses (ValueError) texts of more than 4300 digits, zeros included
+    if not (text.isascii() and text.isdigit() and len(text) <= 6) \
             or not 1 <= int(text) <= MAX_LEADERBOARD:
         raise BadInput(f"limit must be a whole number 1..{MAX_LEADERBOARD}")
     return by, int(text)

@@ -70,9 +70,13 @@ class Next:
 
 @dataclass(frozen=True, slots=True)
 class Leave:
-    """Leave mid-hand (the escape penalty)."""
+    """Leave the table: mid-hand, the escape penalty; between hands, the match ends.
+    ``after``: the hand whose end the seat was shown when it chose to leave (between
+    hands): if another hand has been dealt meanwhile, the seat leaves when that one ends
+    (its computer plays it out), never with the escape penalty it did not choose."""
 
     seq: int
+    after: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,12 +172,21 @@ def _resync(seq: int, msg: dict[str, Any]) -> Message:
     return Resync(seq, hand if _int(hand) else None, events if ok else None)
 
 
+def _leave(seq: int, msg: dict[str, Any]) -> Message:
+    after = msg.get("after")
+    if after is None:
+        return Leave(seq)
+    if not (_int(after) and 0 <= after <= MAX_SEQ):
+        return Invalid(seq, "leave", "'after' must be the number of the hand whose end you saw")
+    return Leave(seq, after)
+
+
 _PARSERS: dict[str, Callable[[int, dict[str, Any]], Message]] = {
     "act": _act,
     "sit": _sit,
     "takeover": lambda seq, _: Takeover(seq),
     "next": lambda seq, _: Next(seq),
-    "leave": lambda seq, _: Leave(seq),
+    "leave": _leave,
     "entropy": _entropy,
     "resync": _resync,
     "chat": _chat,

@@ -156,6 +156,11 @@ async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
         # shown a hand in play, and the answer must not tell it otherwise
         runtime.leave_later(seat, msg.seq)
         return False
+    if not t.hand.ended and msg.after is not None and msg.after < t.hand_no:
+        # chosen between hands, after the end of hand ``after``, and a hand was dealt
+        # meanwhile: the seat leaves when this one ends (played out by its computer)
+        runtime.leave_later(seat, msg.seq)
+        return False
     if t.hand.ended:  # between hands: leaving ends the match (§3.1)
         runtime.commit({"k": "leave", "seat": seat, "seq": msg.seq})
         runtime.record_match()  # its 大结算

@@ -320,7 +320,11 @@ class Runtime:
             d.release(time.monotonic())
             if self.leaves_waiting and self.end_shown():
                 async with self.lock:
-                    self._leave_now()
+                    try:
+                        self._leave_now()
+                    except Exception as exc:  # the end is shown all the same
+                        log.error("table %s: a leave waiting for the end of its hand "
+                                  "failed (%s)", self.table.code, type(exc).__name__)
             if not d.pending:
                 self.caught_up.set()
             self._arm_timers()  # a human's clock starts when his decision is shown
@@ -656,11 +660,11 @@ class Runtime:
         return current is not None and current.between
 
     def leave_later(self, seat: int, seq: int) -> None:
-        """``seat`` leaves a hand that the engine has ended but the table has not been
-        shown to end yet (won on the card in play): what the seat saw was a hand in
-        play, and nothing it gets may tell that the hand is over sooner than everyone
-        is shown it. It leaves between hands (no escape: the hand was over), once the
-        end is shown (:meth:`_leave_now`)."""
+        """``seat`` leaves once the hand now dealt has ended and its end is shown
+        (:meth:`_leave_now`), between hands (no escape): a hand the engine has ended but
+        the table has not been shown to end yet (won on the card in play: nothing the
+        seat gets may tell that sooner), or a hand dealt after the one whose end the
+        seat saw when it chose to leave."""
         t = self.table
         self.leaves_waiting[seat] = (seq, t.seats[seat].player, t.hand_no)
 
@@ -672,6 +676,8 @@ class Runtime:
         for seat, (seq, player, hand_no) in sorted(waiting.items()):
             if t.hand_no != hand_no or t.match is None or t.match.over \
                     or t.seats[seat].player != player:
+                log.info("table %s: a leave of seat %d waiting for hand %d's end no longer "
+                         "applies", t.code, seat, hand_no)
                 continue
             self.commit({"k": "leave", "seat": seat, "seq": seq})
             self.record_match()  # its 大结算
