@@ -250,9 +250,9 @@ def _preset_options(name: str, options: dict[str, Any],
     """A preset's options under ``overrides``. A preset whose default form has a seat
     sitting out (``luzhou``'s 坐底) drops it when another player count is chosen
     without saying ``xingjia`` (``players=3`` is luzhou's 3-seat form; rules-notes N19);
-    any preset option an override leaves without what it needs (:data:`NEEDS`: the
-    ``two-player`` set-aside cards with three players) goes back to the default, unless
-    it is overridden too.
+    any preset option set to do something that an override leaves without what it needs
+    (:data:`NEEDS`: the ``two-player`` set-aside cards with three players) goes back to
+    the default, unless it is overridden too.
 
     >>> _preset_options("two-player", PRESETS["two-player"], {"players": 3})["set_aside"]
     0
@@ -260,8 +260,9 @@ def _preset_options(name: str, options: dict[str, Any],
     out = {**options, "name": name}
     if options.get("xingjia") and "players" in overrides and "xingjia" not in overrides:
         out["xingjia"] = False
-    for key, needs in NEEDS.items():
-        if key in options and key not in overrides and any(
+    for key, needs in NEEDS.items():  # a preset's own value that does something (20
+        # set-aside cards; not luzhou's xingjia_paid=False, which needs no seat to hold)
+        if options.get(key) and key not in overrides and any(
                 other in overrides and overrides[other] != value
                 for other, value in needs.items()):
             out[key] = _DEFAULTS[key]
