@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import uvicorn
 
+from paohuzi.game.actions import Hu, Pass
 from paohuzi.server.app import create_app
 from paohuzi.server.limits import Limits
 from paohuzi.server.matchmaking import MatchSettings
@@ -155,3 +156,22 @@ def ended(pid: int) -> bool:
     """The process has ended (gone, or a zombie nobody has reaped yet)."""
     fields = proc_stat(pid)
     return fields is None or fields[0] in ("Z", "X")
+
+
+def seat_people(runtime: Any, players: list[int]) -> None:
+    """Seat ``players`` at match seats 0, 1, ... of a room (the caller holds its lock)."""
+    for seat, player in enumerate(players):
+        runtime.commit({"k": "sit", "seat": seat, "player": player, "nickname": f"p{seat}"})
+
+
+def play_out(runtime: Any, players: list[int]) -> None:
+    """Play the room's hand to its end, each seat taking 胡 when offered, else passing,
+    else its first legal action (the caller holds the lock)."""
+    table = runtime.table
+    hand = table.hand
+    while not hand.ended:
+        seat = hand.pending_seats()[0]
+        legal = hand.legal_actions(seat)
+        pick = next((a for a in legal if isinstance(a, Hu)), None) or \
+            next((a for a in legal if isinstance(a, Pass)), legal[0])
+        runtime.act(table.match_seat(seat), pick, player=players[table.match_seat(seat)])

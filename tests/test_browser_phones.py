@@ -103,6 +103,16 @@ def mock_state(hand: Any, summary: dict[str, Any] | None = None) -> tuple[dict[s
     return welcome, state
 
 
+def match_summary(name: str) -> dict[str, Any]:
+    """A 大结算 of a 4-hand match as the server sends it (seat 1 the person, ``name`` +
+    the seat number each seat's nickname)."""
+    return {"match": 1, "reason": "hands", "hands": 4, "first_hand": 1, "seats": [
+        {"seat": s, "kind": "normal" if s != 1 else "human", "nickname": f"{name}{s}",
+         "points": p, "beans": None if s != 1 else p, "wins": 1 + (s == 1),
+         "best": {"hand": s + 1, "points": abs(p), "huxi": 21}}
+        for s, p in enumerate((-48, 96, -48))]}
+
+
 def covered(page: Any, selector: str) -> list[str]:
     """The texts of the elements of ``selector`` that something else covers at their
     centre (a tap there would not reach them)."""
@@ -225,11 +235,7 @@ def test_phone_dialogs_have_a_way_out_and_buttons_a_finger_can_tap(browser, srv)
 def test_the_match_summary_fits_a_phone_held_upright(browser, srv):  # noqa: F811
     """The 大结算's five columns ran 90 px past the panel's edge at 360x640."""
     hand = crowded_hand(ended=True)
-    rows = {"match": 1, "reason": "hands", "hands": 4, "first_hand": 1, "seats": [
-        {"seat": s, "kind": "normal" if s != 1 else "human", "nickname": f"座位玩家{s}",
-         "points": p, "beans": None if s != 1 else p, "wins": 1 + (s == 1),
-         "best": {"hand": s + 1, "points": abs(p), "huxi": 21}}
-        for s, p in enumerate((-48, 96, -48))]}
+    rows = match_summary("座位玩家")
     welcome, state = mock_state(hand, rows)
     for size in ("360x640", "390x844"):
         viewport = UPRIGHT_PHONES[size]
@@ -271,11 +277,7 @@ def test_small_phones_the_settlement_and_the_match_summary(browser, srv, summary
     than a phone held sideways, its rows scroll while the title and the next-hand button
     stay in view."""
     hand = crowded_hand(ended=True)
-    rows = {"match": 1, "reason": "hands", "hands": 4, "first_hand": 1, "seats": [
-        {"seat": s, "kind": "normal" if s != 1 else "human", "nickname": f"座{s}",
-         "points": p, "beans": None if s != 1 else p, "wins": 1 + (s == 1),
-         "best": {"hand": s + 1, "points": abs(p), "huxi": 21}}
-        for s, p in enumerate((-48, 96, -48))]}
+    rows = match_summary("座")
     welcome, state = mock_state(hand, rows if summary else None)
     context = browser.new_context(viewport=SMALL_PHONES["568x320"])
     enter(context.new_page(), srv.base, "小屏")

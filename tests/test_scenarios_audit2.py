@@ -271,8 +271,9 @@ def test_n61_a_dealt_ti_laid_after_a_passed_liangzhang_win_lifts_the_chouhu_bar(
 
 
 def test_n62_a_win_below_15_huxi_is_paid_as_one_at_15() -> None:
-    """A room may let 10 胡息 win; the 底数/等/囤 formulas assume 15 and gave 0 or −1 below
-    it (the winner won nothing, or paid). Now such a win is paid as one at 15 胡息."""
+    """A room may let 10 胡息 win; the 底数/等/囤 formulas (§7.1, §9) assume 15 and gave
+    0 or −1 below it (the winner won nothing, or paid). Now such a win is paid as one at
+    15 胡息."""
     from paohuzi.apps.evaluate import evaluate
 
     # 一二三 3 + 二七十 3 + 坎 五五五 3 + 碰 九 (another's card onto 九九) 1 = 10 胡息

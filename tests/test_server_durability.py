@@ -15,7 +15,15 @@ from typing import Any
 
 import httpx
 import pytest
-from server_util import ended, free_port, proc_stat, until, wait_until_serving
+from server_util import (
+    ended,
+    free_port,
+    play_out,
+    proc_stat,
+    seat_people,
+    until,
+    wait_until_serving,
+)
 
 from paohuzi.server.client import BotClient
 
@@ -190,7 +198,6 @@ def test_a_match_summary_the_process_died_before_storing_is_stored_on_restart(tm
     """The 大结算 is stored after the match's last hand's settlement commits: a process
     that died between the two lost it for good (a restart did not store it, and the next
     deal started a new match). A restored room stores it (once)."""
-    from paohuzi.game.actions import Hu, Pass
     from paohuzi.server.backends import open_storage
     from paohuzi.server.server import Server
 
@@ -202,21 +209,14 @@ def test_a_match_summary_the_process_died_before_storing_is_stored_on_restart(tm
         table = server.create_room({"seats": ["human"] * 3, "hands": 4, "claim_window": 0.05})
         runtime = server.runtimes[table.code]
         async with runtime.lock:
-            for s, player in enumerate(players):
-                runtime.commit({"k": "sit", "seat": s, "player": player, "nickname": f"p{s}"})
+            seat_people(runtime, players)
             for number in range(4):
                 if number == 3:  # the match's last hand: die once its settlement is in
                     def die(*_: Any) -> None:
                         raise _Died
                     server.storage.save_match = die  # type: ignore[method-assign]
                 runtime.commit({"k": "start", "seed": 100 + number, "salt": "x"})
-                hand = table.hand
-                while not hand.ended:
-                    seat = hand.pending_seats()[0]
-                    legal = hand.legal_actions(seat)
-                    pick = next((a for a in legal if isinstance(a, Hu)), None) or \
-                        next((a for a in legal if isinstance(a, Pass)), legal[0])
-                    runtime.act(table.match_seat(seat), pick, player=players[seat])
+                play_out(runtime, players)
                 with contextlib.suppress(_Died):
                     runtime.settle_if_needed(showing=True)
         assert table.match is not None and table.match.over
@@ -245,7 +245,6 @@ def test_a_settlement_rates_again_when_another_process_moved_a_rating(tmp_path):
     """Another process settles a hand of the same player between this one's rating and
     its transaction: the transaction refuses the stale rating, and the hand is rated
     again from the new one (nothing lost, nothing written twice)."""
-    from paohuzi.game.actions import Hu, Pass
     from paohuzi.server import settlement
     from paohuzi.server.backends import open_storage
     from paohuzi.server.server import Server
@@ -257,16 +256,9 @@ def test_a_settlement_rates_again_when_another_process_moved_a_rating(tmp_path):
         table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.05})
         runtime = server.runtimes[table.code]
         async with runtime.lock:
-            for s, player in enumerate(players):
-                runtime.commit({"k": "sit", "seat": s, "player": player, "nickname": f"p{s}"})
+            seat_people(runtime, players)
             runtime.commit({"k": "start", "seed": 5, "salt": "x"})
-            hand = table.hand
-            while not hand.ended:
-                seat = hand.pending_seats()[0]
-                legal = hand.legal_actions(seat)
-                pick = next((a for a in legal if isinstance(a, Hu)), None) or \
-                    next((a for a in legal if isinstance(a, Pass)), legal[0])
-                runtime.act(table.match_seat(seat), pick, player=players[seat])
+            play_out(runtime, players)
         tried: list[dict[int, Any]] = []
         real = storage.settle_hand
 

@@ -16,12 +16,11 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from server_util import LiveServer, auth, live_server
+from server_util import LiveServer, auth, live_server, play_out, seat_people
 from test_server_protocol import connect
 
 pytest.importorskip("starlette")
 
-from paohuzi.game.actions import Hu, Pass
 from paohuzi.server.limits import Limits
 from paohuzi.server.messages import MAX_SEQ
 
@@ -136,16 +135,10 @@ async def _hand_won_on_a_shown_card(server: Any) -> Any:
         table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.3})
         runtime = server.runtimes[table.code]
         async with runtime.lock:
-            for s, player in enumerate(players):
-                runtime.commit({"k": "sit", "seat": s, "player": player, "nickname": f"p{s}"})
+            seat_people(runtime, players)
             runtime.commit({"k": "start", "seed": seed, "salt": "x"})  # a fixed deal
+            play_out(runtime, players)
             hand = table.hand
-            while not hand.ended:
-                seat = hand.pending_seats()[0]
-                legal = hand.legal_actions(seat)
-                pick = next((a for a in legal if isinstance(a, Hu)), None) or \
-                    next((a for a in legal if isinstance(a, Pass)), legal[0])
-                runtime.act(table.match_seat(seat), pick, player=players[seat])
         if runtime.delivery.pending and hand.result.winner is not None:
             # the seats have been shown every frame but the last (the hand's end): as
             # the room's delivery does, a claim window at a time
@@ -306,8 +299,7 @@ def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
         table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.05})
         runtime = server.runtimes[table.code]
         async with runtime.lock:
-            for s, player in enumerate(players):
-                runtime.commit({"k": "sit", "seat": s, "player": player, "nickname": f"q{s}"})
+            seat_people(runtime, players)
             runtime.commit({"k": "start", "seed": 3, "salt": "x"})  # hand 1, in progress
             logged = len(server.storage.load_log(table.code))
             changed = await protocol._leave(runtime, SimpleNamespace(seat=1), Leave(5, 0))
