@@ -302,6 +302,22 @@ def test_s9_1_a_discard_never_makes_a_table_peng_a_pao_to_win() -> None:
     assert "pao:三三三三(9)" in str(drawn.result.arrangement)
 
 
+def test_s9_1_the_waits_hint_says_which_cards_win_on_a_discard() -> None:
+    """The 听 hint asks the same solver: a card that wins only by making a table 碰 a 跑
+    wins on a drawn card (its own or another's), never on a discard (§2, §9.1)."""
+    peng = Group.identical(GroupKind.PENG, C("五"), LUZHOU_HUXI)
+    hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 八九十 四四")
+    found = {w.card.text: w for w in waits(hand, [peng], LUZHOU)}
+    assert (found["五"].huxi_other, found["五"].huxi_discard) == (33, None)
+    assert found["五"].huxi_other == solve(hand, [peng], C("五"), Source.OTHER,
+                                          table=LUZHOU_HUXI).huxi
+    assert solve(hand, [peng], C("五"), Source.DISCARD, table=LUZHOU_HUXI) is None
+    # 四 makes the pair a 碰 on a discard as on a draw
+    assert found["四"].huxi_discard == found["四"].huxi_other == 26
+    # rules that never win on a discard leave it out
+    assert all(w.huxi_discard is None for w in waits(hand, [peng], Ruleset()))
+
+
 def test_s9_1_a_discard_won_by_the_dealers_shangjia_is_no_dihu() -> None:
     hand = play(DEAL_DISCARD_WIN, [(0, "discard 九"), (2, "hu")], rules="luzhou")
     r = hand.result

@@ -38,8 +38,10 @@ def _fresh(table: Table, viewer: int | None, hand: Hand | None) -> dict[str, Any
     waits: list[dict[str, Any]] = []
     st = hand.seats[hand_seat] if hand_seat is not None else None
     if st is not None and not hand.ended and not st.must_discard() and not st.xianggong:
+        rules = table.config.ruleset
         waits = [{"card": w.card.text, "self": w.huxi_self, "other": w.huxi_other}
-                 for w in solver.waits(st.hand_cards, st.melds, table.config.ruleset)]
+                 | ({"discard": w.huxi_discard} if rules.win_on_discard else {})
+                 for w in solver.waits(st.hand_cards, st.melds, rules)]
     return {"view": view, "events": events, "waits": waits}
 
 

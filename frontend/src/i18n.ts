@@ -45,6 +45,8 @@ const TEXT = {
   tingHint: { zh: "听牌提示", en: "Waits hint" },
   waitsOn: { zh: "听", en: "Waits on" },
   noWaits: { zh: "未听牌", en: "Not waiting" },
+  drawOnly: { zh: "只胡摸出的牌，不胡打出的牌", en: "Wins on a drawn card only, never on a discard" },
+  drawOnlyMark: { zh: "（摸）", en: " (drawn)" },
   tuoguan: { zh: "托管中", en: "Auto-play (托管)" },
   pausedTuoguan: { zh: "全员托管，牌局暂停：接管后继续", en: "Everyone is on auto-play (托管): the game waits until you take back" },
   takeBack: { zh: "取消托管", en: "Take back control" },

@@ -480,7 +480,12 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       if (!waits.length) list.append(t("noWaits"));
       else {
         list.append(`${t("waitsOn")}: `);
-        for (const w of waits) list.append(el("span", { class: "wait" }, card(w.card, "mini"), ` ${w.other ?? w.self}`));
+        for (const w of waits) {
+          // 泸州: a card that wins on a draw but never on a discard says so
+          const drawOnly = "discard" in w && w.discard === null;
+          list.append(el("span", { class: "wait", title: drawOnly ? t("drawOnly") : "" },
+            card(w.card, "mini"), ` ${w.other ?? w.self}${drawOnly ? t("drawOnlyMark") : ""}`));
+        }
       }
     }
     return el("div", { class: "waits-box" }, toggle, list);

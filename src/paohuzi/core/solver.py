@@ -429,12 +429,15 @@ class Wait:
     """A card the hand waits on (听牌) and the 胡息 it would give.
 
     ``huxi_self`` if the player draws it himself, ``huxi_other`` if another
-    player draws it; ``None`` where that way does not win.
+    player draws it, ``huxi_discard`` if another player discards it (only where the
+    rules win on a discard, 泸州 §9.1: a discard never turns a table 碰 into a 跑);
+    ``None`` where that way does not win.
     """
 
     card: Card
     huxi_self: int | None
     huxi_other: int | None
+    huxi_discard: int | None = None
 
 
 def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[Wait]:
@@ -447,6 +450,16 @@ def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[W
     >>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖")
     >>> [(w.card.text, w.huxi_self, w.huxi_other) for w in waits(hand, [], Ruleset())]
     [('柒', 18, 18), ('拾', 18, 18)]
+
+    Where the rules win on a discard (泸州), a wait that needs a table 碰 to become a
+    跑 wins on a drawn card only:
+
+    >>> from paohuzi.core.groups import Group, GroupKind
+    >>> luzhou = Ruleset.preset("luzhou")
+    >>> peng = Group.identical(GroupKind.PENG, parse_cards("五")[0], luzhou.huxi)
+    >>> hand = parse_cards("一二三 二七十 壹贰叁 贰柒拾 八九十 四四")
+    >>> [(w.card.text, w.huxi_other, w.huxi_discard) for w in waits(hand, [peng], luzhou)]
+    [('四', 26, 26), ('五', 33, None), ('肆', 25, 25)]
     """
     hand_counts = counts_of(hand)
     counts = list(hand_counts)
@@ -454,19 +467,20 @@ def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[W
         for c in meld.cards:
             counts[c] += 1
     validate_counts(counts, "hand and table")
+    sources = (Source.SELF, Source.OTHER) + ((Source.DISCARD,) if rules.win_on_discard else ())
     out = []
     for x in range(KINDS):
         if counts[x] >= 4 or not may_win(hand_counts, melds, x, rules.min_huxi, rules.huxi):
             continue  # the engine's cheap checks: no arrangement can win on x
         results: list[int | None] = []
-        for source in (Source.SELF, Source.OTHER):
+        for source in sources:
             if win_barred(rules, hand_counts, melds, x, source):
                 results.append(None)
                 continue
             huxi = _best(hand_counts, melds, x, source, False, table=rules.huxi)[0]
             results.append(huxi if huxi >= rules.min_huxi else None)
-        if results[0] is not None or results[1] is not None:
-            out.append(Wait(ALL_CARDS[x], results[0], results[1]))
+        if any(huxi is not None for huxi in results):
+            out.append(Wait(ALL_CARDS[x], *results))
     return out
 
 

@@ -767,7 +767,9 @@ class Table:
 
     def _waits(self, hand: Hand, hand_seat: int | None) -> list[dict[str, Any]]:
         """听牌 hint for the seat itself: the cards its hand waits on, with their 胡息 (the
-        solver's answer; empty while the seat holds a card to discard)."""
+        solver's answer; empty while the seat holds a card to discard): ``self`` on its
+        own draw, ``other`` on another's, and where the rules win on a discard (泸州)
+        ``discard`` on another's discard (``None``: that card wins on a draw only)."""
         if hand_seat is None:
             return []
         st = hand.seats[hand_seat]
@@ -776,8 +778,10 @@ class Table:
         key = (self.hand_no, hand_seat, st.version)
         cached = self._waits_cache.get(hand_seat)
         if cached is None or cached[0] != key:
+            rules = self.config.ruleset
             found = [{"card": w.card.text, "self": w.huxi_self, "other": w.huxi_other}
-                     for w in waits(st.hand_cards, st.melds, self.config.ruleset)]
+                     | ({"discard": w.huxi_discard} if rules.win_on_discard else {})
+                     for w in waits(st.hand_cards, st.melds, rules)]
             cached = (key, found)
             self._waits_cache[hand_seat] = cached
         return cached[1]
