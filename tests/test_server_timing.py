@@ -468,3 +468,92 @@ def test_a_computer_answers_a_claim_within_the_claim_window(tmp_path, monkeypatc
     shared = [deadlines for deadlines in by_card.values() if len(deadlines) > 1]
     assert shared, "no card that both computers answered: play more hands"
     assert all(len(set(deadlines)) == 1 for deadlines in shared), shared
+
+
+async def _pipelined_pings(srv: LiveServer, code: str, token: str, decisions: int
+                           ) -> list[float]:
+    """Play seat 0 at random, a ping sent right behind each decision: the seconds from
+    sending the decision to the ping's answer."""
+    import random
+
+    rng = random.Random(1)
+    ws = await _raw(srv, code, token)
+    seq, acted_on, sent_at = 0, None, {}
+    found: list[float] = []
+    try:
+        while len(found) < decisions:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if msg.get("type") == "ack" and msg["seq"] in sent_at:
+                found.append(time.monotonic() - sent_at.pop(msg["seq"]))
+            if msg.get("type") != "state":
+                continue
+            view = msg.get("view") or {}
+            legal = view.get("legal_actions") or []
+            key = (msg["table"]["hand_no"], msg["events_from"] + len(msg["events"]))
+            if view.get("result") is not None or not legal or key == acted_on:
+                continue
+            acted_on = key
+            seq += 2
+            now = time.monotonic()
+            await ws.send(json.dumps({"type": "act", "seq": seq - 1,
+                                      "action": rng.choice(legal)}))
+            await ws.send(json.dumps({"type": "ping", "seq": seq}))
+            sent_at[seq] = now
+    finally:
+        await ws.close()
+    return found
+
+
+def test_a_message_right_behind_a_decision_is_answered_after_its_pad(srv):
+    """A ping sent right behind one's discard was answered once the engine's work for the
+    discard was done: ~0.4 ms later when nobody could claim the card (the engine went on
+    to the next draw) than when someone could (a review measured AUC 0.86). Now whatever
+    a room's connections send while a decision's work may run is taken up when its
+    DECISION_PAD ends, like the state it leads to."""
+    from paohuzi.server.delivery import DECISION_PAD
+
+    _, token = srv.player("p0")
+    code = srv.room(token, seats=["human", "easy", "easy"], sit=True, timer=30,
+                    next_delay=0, bot_delay=0, claim_window=0.3)
+    waited = asyncio.run(_pipelined_pings(srv, code, token, 8))
+    assert min(waited) >= 0.95 * DECISION_PAD, sorted(waited)
+
+
+def test_computers_claim_answers_are_applied_when_the_window_says(tmp_path, monkeypatch):
+    """A computer's claim answer was applied when it came from its worker: only when a
+    computer had an option did the server work then, and a message taken up at that
+    moment waited for it. It is now applied a claim window less CLAIM_ANSWER_MARGIN after
+    the card is shown (under a mask, whether anyone could claim or not)."""
+    from paohuzi.server import runtime as runtime_module
+    from paohuzi.server.runtime import CLAIM_ANSWER_MARGIN, Runtime
+
+    window = 0.4
+    shown: dict[tuple[int, int], float] = {}
+    applied: list[tuple[tuple[int, int], float]] = []
+    answers_due, act = Runtime._answers_due, Runtime.act
+
+    def noting_due(self: Runtime, claim_key: tuple[int, int], shown_at: float) -> None:
+        shown[claim_key] = shown_at
+        answers_due(self, claim_key, shown_at)
+
+    def noting_act(self: Runtime, seat: int, action: Any, **kw: Any) -> None:
+        hand = self.table.hand
+        if kw.get("player") is None and hand is not None and \
+                hand.phase.value == "claim":
+            applied.append((self._key_of(hand), time.monotonic()))
+        act(self, seat, action, **kw)
+
+    monkeypatch.setattr(Runtime, "_answers_due", noting_due)
+    monkeypatch.setattr(Runtime, "act", noting_act)
+    assert runtime_module.CLAIM_ANSWER_MARGIN == CLAIM_ANSWER_MARGIN
+    with live_server(str(tmp_path / "held.db")) as srv:
+        _, token = srv.player()
+        code = srv.quick(token, level="easy", bot_delay=0, timer=30, next_delay=0,
+                         claim_window=window)
+        bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
+        asyncio.run(bot.play(1, timeout=120))
+    answered = [(key, at) for key, at in applied if key in shown]
+    assert answered, "no computer answered a claim"
+    for key, at in answered:
+        due = shown[key] + window - CLAIM_ANSWER_MARGIN
+        assert due - 0.001 <= at <= due + 0.1, (key, at - shown[key])

@@ -56,6 +56,7 @@ class Client:
     dropped: bool = False
     presence: bool = False  # asked for the table's presence messages (issue 16)
     resync: bool | None = None  # a state to send after the lock: True a full snapshot
+    taken_up: float | None = None  # when its last message began to be handled
     outbox: deque[str] = field(default_factory=deque)  # messages waiting, in order
     writer: asyncio.Task[None] | None = None  # sends the outbox while messages wait
     write_now: Callable[[str], bool] | None = field(init=False, repr=False)  # SEND_TEXT_NOW

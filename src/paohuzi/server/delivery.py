@@ -58,6 +58,7 @@ class Frame:
         between: the frame shows no hand in progress (before the first, or a hand's end).
         floor: not released before this (``time.monotonic()``): a decision's
             :data:`DECISION_PAD`, for the frames its application captured.
+        claim_key: a claim point's frame: which one (hand number, events before it).
     """
 
     hand_no: int
@@ -66,6 +67,7 @@ class Frame:
     claim_point: bool
     between: bool = False
     floor: float = 0.0
+    claim_key: tuple[int, int] | None = None
 
     def same_as(self, other: Frame) -> bool:
         """Nothing any viewer sees differs (a secret answer, a settled marker...)."""

@@ -77,7 +77,7 @@ async def _act(runtime: Runtime, client: Client, msg: Act, ack: EarlyAck) -> boo
     seat = _seated(client)
     runtime.verify_shown(seat)
     runtime.act(seat, msg.action, player=client.player.id, seq=msg.seq,
-                acknowledge=ack.send)
+                acknowledge=ack.send, taken_up=client.taken_up)
     return True
 
 
@@ -392,6 +392,8 @@ async def _receive(runtime: Runtime, client: Client) -> None:
         frame = await ws.receive()
         if frame["type"] == "websocket.disconnect":
             return
+        await runtime.quiet()  # every answer to it too, an error's included
+        client.taken_up = time.monotonic()  # a decision's mask runs from here
         count = client.count_frame(time.monotonic())  # binary frames count too
         if count > 3 * RATE_PER_SECOND:
             await ws.close(code=1008)

@@ -9,8 +9,11 @@ holds entries that apply.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import functools
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -83,6 +86,19 @@ class Runtime:
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
         self._claim_deadline = 0.0  # by when computers answer at the last claim point
+        self.masks: list[tuple[float, float]] = []
+        """Stretches of time (monotonic) that begin at a moment the seats can tell (a
+        decision logged; a claim point shown, a claim window less CLAIM_ANSWER_MARGIN
+        later) and hold the work that depends on hidden cards: a message taken up within
+        one waits for its end (:meth:`quiet`)."""
+        self.held: dict[int, tuple[tuple[Any, ...], Action, tuple[int, int]]] = {}
+        """Computers' claim answers made before their deadline: seat → (decision key,
+        answer, the claim point's key), applied when that claim point's mask begins
+        (:meth:`_apply_held`)."""
+        self.answer_at: dict[tuple[int, int], float] = {}
+        """When the answers at each claim point shown are applied (its mask's start)."""
+        self.claim_shown = asyncio.Event()
+        self.held_task: asyncio.Task[None] | None = None
         self.delivery = Delivery(table.config.claim_window)
         self.seating = Seating()  # a hall room's seat changes between hands (issue 16)
         self.presence_task: asyncio.Task[None] | None = None
@@ -98,15 +114,19 @@ class Runtime:
     # ---- logging and applying ----------------------------------------------------
 
     def commit(self, entry: dict[str, Any],
-               logged: Callable[[], object] | None = None) -> None:
+               logged: Callable[[], object] | None = None,
+               taken_up: float | None = None) -> None:
         """Log (committed), then apply, then queue what the seats will be shown. The
         caller holds the lock and has verified the entry (a decision: :meth:`act`).
-        ``logged``: called once the entry is in the log, before it is applied."""
+        ``logged``: called once the entry is in the log, before it is applied.
+        ``taken_up``: when a person's message began to be handled (else now)."""
+        if entry["k"] == "act":  # what follows a decision is not shown sooner,
+            start = time.monotonic() if taken_up is None else taken_up
+            self.delivery.hold(start + DECISION_PAD)
+            self.mask(start, start + DECISION_PAD)  # nor what its work delays
         self.server.storage.append_log(self.table.code, entry)
         if logged is not None:
             logged()
-        if entry["k"] == "act":  # what follows a decision is not shown sooner
-            self.delivery.hold(time.monotonic() + DECISION_PAD)
         self.table.apply(entry)
         self.note_activity()
         self.changed.set()
@@ -116,8 +136,8 @@ class Runtime:
             self.presence_changed()
 
     def act(self, seat: int, action: Action, *, player: int | None,
-            seq: int | None = None, acknowledge: Callable[[], object] | None = None
-            ) -> None:
+            seq: int | None = None, acknowledge: Callable[[], object] | None = None,
+            taken_up: float | None = None) -> None:
         """A decision for match seat ``seat``: verified once (:meth:`Table.verify_act`,
         which raises :class:`TableError`), then logged and applied, then settled if it
         ended the hand. ``player``: the person who decided, None for the computer.
@@ -135,7 +155,7 @@ class Runtime:
             entry["auto"] = True
         if seq is not None:
             entry["seq"] = seq
-        self.commit(entry, acknowledge)
+        self.commit(entry, acknowledge, taken_up)
         self.settle_if_needed()
 
     def verify_shown(self, seat: int) -> None:
@@ -146,6 +166,26 @@ class Runtime:
         in_hand = t.hand is not None and not t.hand.ended
         if (self.delivery.pending or in_hand) and not self.decision_open(seat):
             raise TableError("it is not your decision now")
+
+    def mask(self, start: float, end: float) -> None:
+        """Hold what the room's connections send from ``start`` to ``end`` (see masks)."""
+        now = time.monotonic()
+        self.masks = [m for m in self.masks if m[1] > now]
+        self.masks.append((start, end))
+
+    async def quiet(self) -> None:
+        """Wait while a mask runs. What the engine does after a decision or at a claim
+        point's deadline depends on hidden cards, and so does how long it keeps the event
+        loop: a message taken up right after it (a ping behind one's discard, from any
+        connection to the room) would be answered later when nobody could claim the card
+        than when someone could. Taken up at the mask's end instead, it is answered then,
+        whatever the work was (docs/protocol.md, "Claim windows")."""
+        while self.masks:
+            now = time.monotonic()
+            end = max((e for s, e in self.masks if s <= now < e), default=None)
+            if end is None:
+                return
+            await asyncio.sleep(end - now)
 
     def note_activity(self) -> None:
         """The room is in use: noted in memory, and in storage once a minute."""
@@ -159,7 +199,8 @@ class Runtime:
         return 0.0 if self.clients else now - self.last_active
 
     def stop(self) -> None:
-        for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task):
+        for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task,
+                     self.held_task):
             if task is not None:
                 task.cancel()
         if self.timer_wake is not None:
@@ -283,8 +324,9 @@ class Runtime:
         return (self.table.hand_no, len(hand.events))
 
     def _claim_point(self, hand: Hand) -> None:
-        frame = self.frame(hand, claim_point=True)
-        self._claim_frame, self._claim_key = frame, self._key_of(hand)
+        frame = dataclasses.replace(self.frame(hand, claim_point=True),
+                                    claim_key=self._key_of(hand))
+        self._claim_frame, self._claim_key = frame, frame.claim_key
         self._capture(frame)
         # every computer answering this card answers by then, however many they are
         self._claim_deadline = \
@@ -317,7 +359,10 @@ class Runtime:
                     self.schedule()  # the next hand may be dealt now
                 continue  # the settled entry may have queued a frame: look again
             settled_before_showing = False
-            d.release(time.monotonic())
+            now = time.monotonic()
+            shown = d.release(now)
+            if shown.claim_key is not None:
+                self._answers_due(shown.claim_key, now)
             if self.leaves_waiting and self.end_shown():
                 async with self.lock:
                     try:
@@ -329,6 +374,17 @@ class Runtime:
                 self.caught_up.set()
             self._arm_timers()  # a human's clock starts when his decision is shown
             await self.broadcast()
+
+    def _answers_due(self, claim_key: tuple[int, int], shown_at: float) -> None:
+        """A claim point is shown: the computers' answers to it are applied a claim window
+        less CLAIM_ANSWER_MARGIN later, under a mask, whether there are any or not — when
+        they are applied tells nothing of whether anyone could claim."""
+        at = max(shown_at, shown_at + self.table.config.claim_window - CLAIM_ANSWER_MARGIN)
+        self.mask(at, at + DECISION_PAD)
+        self.answer_at[claim_key] = at
+        while len(self.answer_at) > 64:  # the oldest claim points' are done with
+            del self.answer_at[next(iter(self.answer_at))]
+        self.claim_shown.set()
 
     def decision_open(self, seat: int) -> bool:
         """``seat`` must decide now and has been shown that decision."""
@@ -456,8 +512,13 @@ class Runtime:
         if self.paused():
             return None
         t = self.table
-        bots = [s for s in self.pending_match_seats() if t.controlled_by_computer(s)]
+        bots = [s for s in self.pending_match_seats() if t.controlled_by_computer(s)
+                and not self._answer_held(s)]
         return bots[0] if bots else None
+
+    def _answer_held(self, seat: int) -> bool:
+        held = self.held.get(seat)
+        return held is not None and held[0] == self.decision_key(seat)
 
     def schedule(self) -> None:
         """After every change: computer moves, the human timers, the next hand."""
@@ -618,8 +679,50 @@ class Runtime:
                 if t.hand is None or t.hand.ended or self.decision_key(seat) != key or \
                         self.computer_seat() != seat:
                     continue
+                if move[4] is not None and self._claim_key is not None and \
+                        self._key_of(t.hand) == self._claim_key and \
+                        time.monotonic() < self.answer_at.get(self._claim_key, math.inf):
+                    # a claim answer is applied when its claim point's mask begins, not
+                    # when it came: when computers answer must tell no more than what
+                    self.held[seat] = (key, action, self._claim_key)
+                    if self.held_task is None or self.held_task.done():
+                        self.held_task = self._spawn(self._apply_held())
+                    continue
                 self.act(seat, action, player=None)
                 self.schedule_except_bots()
+
+    async def _apply_held(self) -> None:
+        """Apply the computers' held claim answers when their claim point's mask begins
+        (:meth:`_answers_due`), those still for the decision they answered; then go on."""
+        t = self.table
+        while self.held:
+            for seat in [s for s, (key, _, _) in self.held.items()
+                         if t.hand is None or t.hand.ended or self.decision_key(s) != key]:
+                del self.held[seat]  # the decision moved on without it
+            known = [self.answer_at[ck] for _, _, ck in self.held.values()
+                     if ck in self.answer_at]
+            now = time.monotonic()
+            if not known:  # the claim point is not shown yet
+                self.claim_shown.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.claim_shown.wait(), timeout=1.0)
+                continue
+            if min(known) > now:
+                await asyncio.sleep(min(known) - now)
+                continue
+            async with self.lock:
+                now = time.monotonic()
+                for seat in sorted(self.held):
+                    key, action, claim_key = self.held[seat]
+                    if self.answer_at.get(claim_key, now + 1.0) > now:
+                        continue
+                    del self.held[seat]
+                    if t.hand is None or t.hand.ended or self.decision_key(seat) != key \
+                            or not t.controlled_by_computer(seat) \
+                            or seat not in self.pending_match_seats():
+                        continue  # the decision moved on, or its person took it back
+                    self.act(seat, action, player=None)
+                self.schedule()
 
     def schedule_except_bots(self) -> None:
         t = self.table
