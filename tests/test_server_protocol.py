@@ -467,3 +467,47 @@ def test_connections_per_player_are_capped(srv):
         for c in conns:
             await c.ws.close()
     asyncio.run(go())
+
+
+def test_an_escape_feeds_nobodys_lifetime_totals_and_summaries_name_no_account(srv):
+    """A review farmed a main account's level in a standard room: two fresh accounts sat
+    down and one left as soon as each hand was dealt, its escape penalty (§7.4) paid to
+    the others' lifetime points and beans (+15 a hand). The penalty is still the table's
+    (the room's scores) but a lifetime total counts it only against the leaver. The
+    room's public 大结算 named the accounts' database ids: it no longer does."""
+    async def go() -> tuple[str, list[str], dict[str, Any]]:
+        tokens = [srv.player(f"p{i}")[1] for i in range(3)]
+        code = srv.room(tokens[0], seats=["human"] * 3, sit=True, timer=60,
+                        next_delay=600)
+        conns = [await connect(srv, code, token) for token in tokens]
+        for seat in (1, 2):
+            await conns[seat].send({"type": "sit", "seat": seat})
+        dealt = await conns[1].until(lambda m: m.get("type") == "state" and m.get("view")
+                                     and m["view"].get("hand"), timeout=30)
+        leaver = dealt["you"]
+        seq = await conns[1].send({"type": "leave"})
+        await conns[1].until(lambda m: m.get("seq") == seq)
+        state = await conns[0].until(lambda m: m.get("type") == "state" and m["view"]
+                                     and m["view"].get("result"), timeout=30)
+        for conn in conns:
+            await conn.ws.close()
+        return code, tokens, {"result": state["view"]["result"], "leaver": leaver}
+
+    code, tokens, seen = asyncio.run(go())
+    assert seen["result"]["reason"] == "escape"
+    assert sum(seen["result"]["points"]) == 0 and min(seen["result"]["points"]) < 0
+    totals = []
+    for token in tokens:
+        srv.games(token)  # recorded once its end is shown
+        totals.append(httpx.get(f"{srv.base}/api/me",
+                                headers={"authorization": f"Bearer {token}"}).json())
+    assert totals[1]["player"]["points"] < 0
+    assert totals[1]["player"]["beans"] < STARTING_BEANS
+    for stayed in (0, 2):
+        assert totals[stayed]["player"]["points"] == 0
+        assert totals[stayed]["player"]["beans"] == STARTING_BEANS
+        assert totals[stayed]["games"][0]["reason"] == "escape"
+    info = httpx.get(f"{srv.base}/api/rooms/{code}").json()
+    assert info["matches"] and all("player" not in row for m in info["matches"]
+                                   for row in m["seats"])
+    assert all(row["nickname"] for row in info["matches"][0]["seats"])

@@ -236,6 +236,11 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return None
         return too_many("room lookups from your address")
 
+    def public_match(summary: dict[str, Any]) -> dict[str, Any]:
+        """A stored 大结算 without account ids (older ones were stored with them)."""
+        return {**summary, "seats": [{k: v for k, v in row.items() if k != "player"}
+                                     for row in summary.get("seats", [])]}
+
     async def room_info(request: Request) -> Response:
         if (refused := lookups_refused(request)) is not None:
             return refused
@@ -249,7 +254,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
                              "seats": [{"kind": s.kind, "nickname": s.nickname,
                                         "taken": s.player is not None} for s in t.seats],
                              "hand_no": t.hand_no,
-                             "matches": server.storage.matches_in_room(t.code)})
+                             "matches": [public_match(m) for m in
+                                         server.storage.matches_in_room(t.code)]})
 
     async def preset_rules(request: Request) -> Response:
         """A preset's rules page (options, 胡息 table, 名堂 list: rulesdoc.py)."""

@@ -11,6 +11,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from paohuzi.core.kinds import EndReason
 from paohuzi.core.settlement import beans_of
 from paohuzi.server.limits import Limiter, Limits, OpenCount
 from paohuzi.server.matchmaking import Matchmaker, MatchSettings
@@ -331,6 +332,8 @@ class Server:
         except ImportError:  # pragma: no cover - openskill is a server dependency
             pass
         updates = []
+        leaver = None if summary.result.leaver is None else \
+            summary.players[summary.result.leaver]
         for seat, pid in humans:
             assert pid is not None
             rec = self.storage.player(pid)
@@ -338,6 +341,10 @@ class Server:
                 continue
             read.setdefault(pid, (rec.rating_mu, rec.rating_sigma))  # the 醒家's, kept
             points = summary.points[seat]
+            if summary.result.reason is EndReason.ESCAPE and seat != leaver:
+                # an escape's penalty is the table's, never a lifetime gain: accounts
+                # that sit down and leave at once would otherwise feed another's level
+                points = 0
             won = summary.result.winner is not None and \
                 summary.players[summary.result.winner] == seat
             mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))  # 醒家: unrated

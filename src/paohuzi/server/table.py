@@ -537,7 +537,7 @@ class Table:
                         best = {"hand": self.hands_before + h.number, "points": h.points[seat],
                                 "huxi": h.result.arrangement.huxi
                                 if won and h.result.arrangement is not None else None}
-            rows.append({"seat": seat, "kind": s.kind, "player": s.player,
+            rows.append({"seat": seat, "kind": s.kind,  # never the account's id: public
                          "nickname": s.nickname if s.kind == "human" else f"电脑 ({s.kind})",
                          "points": self.match.points[seat], "beans": self.match_beans[seat],
                          "wins": sum(1 for h in self.match.history if h.result.winner is not None
