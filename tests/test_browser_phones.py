@@ -295,6 +295,9 @@ def test_small_phones_the_settlement_and_the_match_summary(browser, srv, summary
                 > viewport["height"]
         title = page.query_selector(".settlement h2").bounding_box()
         assert title is not None and title["y"] >= 0
+        if summary:  # the match's end opens in view (below the rows it opened out of it)
+            box = page.query_selector(".match-summary").bounding_box()
+            assert box is not None and box["y"] < viewport["height"] * 0.6, (viewport, box)
         assert layout_problems(page) == []
     context.close()
 
@@ -613,4 +616,44 @@ def test_the_lobby_held_sideways_brings_play_the_computer_near(browser, srv):  #
     tops = page.eval_on_selector_all(".hall .changci",
                                      "ns => ns.map(n => n.getBoundingClientRect().top)")
     assert len(tops) >= 4 and len(set(tops)) == 1, tops  # the 场次 in one row
+    # the rules are one tap away from the lobby too (they were reachable from a table
+    # only), and a replay link is a finger's height
+    help_link = page.query_selector("#app > .topbar [data-name=help]")
+    assert help_link is not None and covered(page, "#app > .topbar [data-name=help]") == []
+    help_link.tap()
+    page.wait_for_selector(".help-page")
     context.close()
+
+
+def test_a_chat_bubble_moves_nothing_and_shows_over_every_seat(browser, srv):  # noqa: F811
+    """A bubble was the last line of its seat's box: on my seat it pushed the hand and the
+    play buttons up by its height for six seconds (a tap landed on the wrong thing), and
+    in the other seats' cut-off boxes it lay below what shows. It now floats over its
+    seat's box."""
+    import httpx
+
+    phrase = httpx.get(srv.base + "/api/hall").json()["chat"]["phrases"][1]["id"]
+    welcome, deciding = _mock_table_messages()
+    for size in ("640x360", "740x360"):
+        context = phone(browser, SMALL_PHONES[size])
+        enter(context.new_page(), srv.base, "气泡")
+        sockets: list[Any] = []
+        page = show_mock(context, srv.base, welcome, deciding, sockets)
+        page.wait_for_selector("[data-name=pass]")
+
+        places = """() => [...document.querySelectorAll('.actions .btn, .mine .hand .card')]
+            .map(e => { const r = e.getBoundingClientRect();
+                        return [Math.round(r.x), Math.round(r.y)]; })"""
+        before = page.evaluate(places)
+        for seat in (0, 1, 2):
+            sockets[0].send(json.dumps({"type": "chat", "seat": seat, "id": phrase},
+                                       ensure_ascii=False))
+        page.wait_for_selector(".chat-bubble >> nth=2")
+        page.wait_for_timeout(600)  # the chat redraws every 500 ms at most
+        assert page.evaluate(places) == before, size
+        inside = page.evaluate("""() => [...document.querySelectorAll('.chat-bubble')].map(b => {
+            const r = b.getBoundingClientRect(), s = b.closest('.seat').getBoundingClientRect();
+            return r.top >= s.top - 1 && r.bottom <= s.bottom + 1 && r.bottom <= innerHeight; })""")
+        assert inside == [True, True, True], size
+        assert covered(page, ".actions .btn") == []
+        context.close()

@@ -99,7 +99,8 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
   const top = el("nav", { class: "topbar" }, el("h1", {}, t("title")));
   const lang = el("button", { class: "btn btn-lang", "data-name": "lang" }, t("language"));
   lang.addEventListener("click", rerenderAll);
-  top.append(lang);
+  // the rules (every preset's page) from the lobby too, not only from a table
+  top.append(el("a", { class: "link help-link", href: "#/help", "data-name": "help" }, t("help")), lang);
   root.append(top, el("div", { class: "errors", role: "alert" }));
   const fail = (e: unknown) => {
     const box = root.querySelector(".errors");

@@ -15,6 +15,9 @@ export function settlementPanel(s: Json, seatName: (seat: number) => string, nex
   const rules = s.table.rules;
   const body = el("div", { class: "panel settlement" }, el("h2", {}, t("settlement")));
   body.append(el("p", { class: "reason" }, reasonText(result, seatName)));
+  // the match's end (大结算) first: below this hand's rows it opened out of sight on a
+  // phone held sideways, and the window still said 下一局
+  if (s.table.summary) body.append(matchSummary(s.table.summary, s, seatName));
   if (result.card) {
     body.append(el("p", { class: "win-card-line" }, `${t("winCard")} `, card(result.card, "mini winning win-card")));
   }
@@ -22,7 +25,6 @@ export function settlementPanel(s: Json, seatName: (seat: number) => string, nex
   // in view at once
   if (result.winner !== undefined && result.huxi !== undefined) body.append(breakdown(result, rules));
   body.append(seatsTable(s, seatName));
-  if (s.table.summary) body.append(matchSummary(s.table.summary, s, seatName));
   // kept in view at the panel's foot while its rows scroll (phones held sideways)
   body.append(el("div", { class: "settle-foot" }, next, away, el("p", { class: "next-countdown", role: "timer" }, "")));
   return el("div", { class: "modal settlement-modal", role: "dialog", "aria-modal": "true", "aria-label": t("settlement") }, body);

@@ -398,13 +398,18 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     const list = el("div", { class: "picker-list" });
     for (const c of distinctChis(legalActions())) {
       const row = el("button", { class: "pick", "data-action": c.action });
-      row.append(el("span", { class: "pick-label" }, t("eat")), el("span", { class: "group eat" }, ...split(c.eat).map((x) => card(x, "mini"))));
-      for (const g of c.bi) row.append(el("span", { class: "pick-label" }, t("bi")), el("span", { class: "group bi" }, ...split(g).map((x) => card(x, "mini"))));
+      // the table's card size, not the mini one: 二 and 贰 must be told apart at a glance
+      row.append(el("span", { class: "pick-label" }, t("eat")), el("span", { class: "group eat" }, ...split(c.eat).map((x) => card(x, "pick-card"))));
+      for (const g of c.bi) row.append(el("span", { class: "pick-label" }, t("bi")), el("span", { class: "group bi" }, ...split(g).map((x) => card(x, "pick-card"))));
       row.addEventListener("click", () => act(c.action));
       list.append(row);
     }
     const cancel = () => ((ui.picker = false), render());
-    return modal("picker", t("chooseBi"), list, button(t("cancel"), cancel, "cancel"), cancel);
+    // the dialog covers the seat's clock: it shows its own (ticked with the others)
+    const s = ui.state;
+    const clock = s && s.deadline !== null && s.deadline !== undefined
+      ? el("span", { class: "clock picker-clock", role: "timer", "data-clock": "mine" }, "") : null;
+    return modal("picker", t("chooseBi"), clock, list, button(t("cancel"), cancel, "cancel"), cancel);
   }
 
   // a dialog; with ``close`` (its way out: cancel, stay) a tap beside its panel or Escape
@@ -511,7 +516,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       el("span", { class: "room" }, `${t("roomCode")} `, el("code", { class: "room-code" }, code)),
       view ? el("span", { class: "wall" }, `${t("wall")} `, el("b", { class: "wall-count" }, String(view.wall)), ` ${t("wallUnit")}`) : null,
       s ? el("a", { class: "rules-link", href: `#/help/${s.table.rules.name}?room=${code}` }, presetLine(s.table.rules)) : null,
-      ui.connected ? null : el("span", { class: "banner reconnecting", role: "status" }, t("reconnecting")),
+      ui.connected || ui.fatal ? null : el("span", { class: "banner reconnecting", role: "status" }, t("reconnecting")),
       el("span", { class: "spacer" }),
       button(muted() ? t("unmute") : t("mute"), () => (toggleMute(), render()), "mute"),
       el("a", { class: "link help-link", href: "#/help" }, t("help")),
