@@ -169,6 +169,17 @@ def test_small_phones_a_quick_game_the_leave_dialog_and_the_replay(browser, srv)
         tops = page.eval_on_selector_all(
             ".replay-board .replay-seat", "ns => ns.map(n => n.getBoundingClientRect().top)")
         assert len(tops) == 3 and len(set(tops)) == 1, (size, tops)
+    # 下一步 stays where the finger is as the step counter grows, and in reach when the
+    # seats are scrolled
+    page.set_viewport_size(SMALL_PHONES["640x360"])
+    places = []
+    for _ in range(12):
+        places.append(page.query_selector("[data-name=next]").bounding_box()["x"])
+        page.click("[data-name=next]")
+    assert len(set(places)) == 1, places
+    page.evaluate("window.scrollTo(0, document.scrollingElement.scrollHeight)")
+    box = page.query_selector("[data-name=next]").bounding_box()
+    assert box is not None and 0 <= box["y"] < 360 and covered(page, "[data-name=next]") == []
     assert errors == []
     context.close()
 

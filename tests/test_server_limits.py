@@ -185,10 +185,13 @@ def test_a_raised_scoring_option_counts_toward_no_lifetime_points(srv):
     assert me["player"]["points"] == 0 and me["player"]["hands"] == 0
 
 
-def test_standard_stakes_count_toward_lifetime_points(srv):
+def test_at_standard_stakes_an_escape_counts_only_against_the_leaver(srv):
+    """Standard stakes count toward lifetime totals (test_server_presets plays hands out),
+    but an escape's penalty is the table's: the farmer's hand counts, its gain does not
+    (docs/protocol.md, "Stakes")."""
     me, won = farm_once(srv)
     assert won > 0 and me["player"]["hands"] == 1
-    assert me["player"]["points"] == won
+    assert me["player"]["points"] == 0 and me["player"]["beans"] == STARTING_BEANS
 
 
 # ---- finding 4: the body is capped before it is read ---------------------------------

@@ -392,7 +392,7 @@ async def _receive(runtime: Runtime, client: Client) -> None:
         frame = await ws.receive()
         if frame["type"] == "websocket.disconnect":
             return
-        await runtime.quiet()  # every answer to it too, an error's included
+        await runtime.quiet(client.seat)  # every answer to it too, an error's included
         client.taken_up = time.monotonic()  # a decision's mask runs from here
         count = client.count_frame(time.monotonic())  # binary frames count too
         if count > 3 * RATE_PER_SECOND:

@@ -86,17 +86,19 @@ class Runtime:
         self._claim_frame: Frame | None = None  # the frame of the last claim point
         self._claim_key: tuple[int, int] | None = None
         self._claim_deadline = 0.0  # by when computers answer at the last claim point
-        self.masks: list[tuple[float, float]] = []
-        """Stretches of time (monotonic) that begin at a moment the seats can tell (a
-        decision logged; a claim point shown, a claim window less CLAIM_ANSWER_MARGIN
-        later) and hold the work that depends on hidden cards: a message taken up within
-        one waits for its end (:meth:`quiet`)."""
-        self.held: dict[int, tuple[tuple[Any, ...], Action, tuple[int, int]]] = {}
-        """Computers' claim answers made before their deadline: seat → (decision key,
-        answer, the claim point's key), applied when that claim point's mask begins
-        (:meth:`_apply_held`)."""
-        self.answer_at: dict[tuple[int, int], float] = {}
-        """When the answers at each claim point shown are applied (its mask's start)."""
+        self.masks: list[tuple[float, float, int | None]] = []
+        """Stretches of time (monotonic, end, the match seat whose connections they hold
+        or None for all) that begin at a moment those connections can tell (a turn's
+        discard; one's own claim answer; a claim point shown, a claim window less
+        CLAIM_ANSWER_MARGIN later, and its window's end) and hold the work that depends on
+        hidden cards: a message taken up within one waits for its end (:meth:`quiet`)."""
+        self.held: dict[int, tuple[tuple[Any, ...], Action, tuple[int, int], int]] = {}
+        """Computers' claim answers made before their claim point's time: seat →
+        (decision key, answer, the claim point's key, which of its two times), applied
+        then (:meth:`_apply_held`)."""
+        self.answer_at: dict[tuple[int, int], tuple[float, float]] = {}
+        """When the answers at each claim point shown are applied: a claim window less
+        CLAIM_ANSWER_MARGIN after it was shown, or (late ones) at the window's end."""
         self.claim_shown = asyncio.Event()
         self.held_task: asyncio.Task[None] | None = None
         self.delivery = Delivery(table.config.claim_window)
@@ -120,11 +122,20 @@ class Runtime:
         caller holds the lock and has verified the entry (a decision: :meth:`act`).
         ``logged``: called once the entry is in the log, before it is applied.
         ``taken_up``: when a person's message began to be handled (else now)."""
-        if entry["k"] == "act":  # what follows a decision is not shown sooner,
-            start = time.monotonic() if taken_up is None else taken_up
-            self.delivery.hold(start + DECISION_PAD)
-            self.mask(start, start + DECISION_PAD)  # nor what its work delays
+        hand = self.table.hand
+        claim = hand is not None and hand.phase is Phase.CLAIM
+        start = time.monotonic() if taken_up is None else taken_up
         self.server.storage.append_log(self.table.code, entry)
+        if entry["k"] == "act":  # what follows a decision is not shown sooner,
+            end = time.monotonic() + DECISION_PAD
+            self.delivery.hold(end)
+            # nor answered what its work delays: every connection's after a turn's
+            # discard (its moment is public), only the decider's after a claim answer
+            # (its moment is his secret: a stall seen elsewhere would tell it)
+            if not claim:
+                self.mask(start, end)
+            elif entry.get("player") is not None:
+                self.mask(start, end, seat=entry["seat"])
         if logged is not None:
             logged()
         self.table.apply(entry)
@@ -167,13 +178,14 @@ class Runtime:
         if (self.delivery.pending or in_hand) and not self.decision_open(seat):
             raise TableError("it is not your decision now")
 
-    def mask(self, start: float, end: float) -> None:
-        """Hold what the room's connections send from ``start`` to ``end`` (see masks)."""
+    def mask(self, start: float, end: float, seat: int | None = None) -> None:
+        """Hold what the room's connections (``seat``'s only, if given) send from
+        ``start`` to ``end`` (see masks)."""
         now = time.monotonic()
         self.masks = [m for m in self.masks if m[1] > now]
-        self.masks.append((start, end))
+        self.masks.append((start, end, seat))
 
-    async def quiet(self) -> None:
+    async def quiet(self, seat: int | None = None) -> None:
         """Wait while a mask runs. What the engine does after a decision or at a claim
         point's deadline depends on hidden cards, and so does how long it keeps the event
         loop: a message taken up right after it (a ping behind one's discard, from any
@@ -182,7 +194,8 @@ class Runtime:
         whatever the work was (docs/protocol.md, "Claim windows")."""
         while self.masks:
             now = time.monotonic()
-            end = max((e for s, e in self.masks if s <= now < e), default=None)
+            end = max((e for s, e, only in self.masks
+                       if s <= now < e and (only is None or only == seat)), default=None)
             if end is None:
                 return
             await asyncio.sleep(end - now)
@@ -379,9 +392,12 @@ class Runtime:
         """A claim point is shown: the computers' answers to it are applied a claim window
         less CLAIM_ANSWER_MARGIN later, under a mask, whether there are any or not — when
         they are applied tells nothing of whether anyone could claim."""
-        at = max(shown_at, shown_at + self.table.config.claim_window - CLAIM_ANSWER_MARGIN)
+        window = self.table.config.claim_window
+        at = max(shown_at, shown_at + window - CLAIM_ANSWER_MARGIN)
+        late = max(at + DECISION_PAD, shown_at + window)
         self.mask(at, at + DECISION_PAD)
-        self.answer_at[claim_key] = at
+        self.mask(late, late + DECISION_PAD)
+        self.answer_at[claim_key] = (at, late)
         while len(self.answer_at) > 64:  # the oldest claim points' are done with
             del self.answer_at[next(iter(self.answer_at))]
         self.claim_shown.set()
@@ -521,9 +537,14 @@ class Runtime:
         return held is not None and held[0] == self.decision_key(seat)
 
     def schedule(self) -> None:
-        """After every change: computer moves, the human timers, the next hand."""
+        """After every change: computer moves, the human timers, the next hand (and the
+        tasks that held answers and queued frames wait on, if one ended by a failure)."""
         if self.computer_seat() is not None and (self.bot_task is None or self.bot_task.done()):
             self.bot_task = self._spawn(self._bot_move())
+        self._apply_held_later()
+        if self.delivery.pending and (self.deliver_task is None or self.deliver_task.done()):
+            self.caught_up.clear()
+            self.deliver_task = self._spawn(self._deliver())
         self.schedule_except_bots()
 
     def ready_to_deal(self) -> bool:
@@ -679,27 +700,44 @@ class Runtime:
                 if t.hand is None or t.hand.ended or self.decision_key(seat) != key or \
                         self.computer_seat() != seat:
                     continue
-                if move[4] is not None and self._claim_key is not None and \
-                        self._key_of(t.hand) == self._claim_key and \
-                        time.monotonic() < self.answer_at.get(self._claim_key, math.inf):
+                slot = self._answer_slot(move[4] is not None)
+                if slot is not None:
                     # a claim answer is applied when its claim point's mask begins, not
                     # when it came: when computers answer must tell no more than what
-                    self.held[seat] = (key, action, self._claim_key)
-                    if self.held_task is None or self.held_task.done():
-                        self.held_task = self._spawn(self._apply_held())
+                    assert self._claim_key is not None
+                    self.held[seat] = (key, action, self._claim_key, slot)
+                    self._apply_held_later()
                     continue
                 self.act(seat, action, player=None)
                 self.schedule_except_bots()
+
+    def _answer_slot(self, claim_answer: bool) -> int | None:
+        """Which of its claim point's two times (:meth:`_answers_due`) a computer's answer
+        made now waits for: the first if it is not past, else the window's end if that is
+        not; None (applied now) if both are past or it answers no shown claim point."""
+        t = self.table
+        if not claim_answer or self._claim_key is None or t.hand is None or \
+                self._key_of(t.hand) != self._claim_key:
+            return None
+        times = self.answer_at.get(self._claim_key)
+        now = time.monotonic()
+        if times is None or now < times[0]:
+            return 0
+        return 1 if now < times[1] else None
+
+    def _apply_held_later(self) -> None:
+        if self.held and (self.held_task is None or self.held_task.done()):
+            self.held_task = self._spawn(self._apply_held())
 
     async def _apply_held(self) -> None:
         """Apply the computers' held claim answers when their claim point's mask begins
         (:meth:`_answers_due`), those still for the decision they answered; then go on."""
         t = self.table
         while self.held:
-            for seat in [s for s, (key, _, _) in self.held.items()
+            for seat in [s for s, (key, _, _, _) in self.held.items()
                          if t.hand is None or t.hand.ended or self.decision_key(s) != key]:
                 del self.held[seat]  # the decision moved on without it
-            known = [self.answer_at[ck] for _, _, ck in self.held.values()
+            known = [self.answer_at[ck][slot] for _, _, ck, slot in self.held.values()
                      if ck in self.answer_at]
             now = time.monotonic()
             if not known:  # the claim point is not shown yet
@@ -713,8 +751,8 @@ class Runtime:
             async with self.lock:
                 now = time.monotonic()
                 for seat in sorted(self.held):
-                    key, action, claim_key = self.held[seat]
-                    if self.answer_at.get(claim_key, now + 1.0) > now:
+                    key, action, claim_key, slot = self.held[seat]
+                    if self.answer_at.get(claim_key, (math.inf, math.inf))[slot] > now:
                         continue
                     del self.held[seat]
                     if t.hand is None or t.hand.ended or self.decision_key(seat) != key \
