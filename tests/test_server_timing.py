@@ -352,7 +352,8 @@ def test_a_decision_is_acknowledged_before_the_engine_goes_on(srv, monkeypatch):
     code = srv.room(token, seats=["human", "easy", "easy"], timer=30, next_delay=600,
                     bot_delay=0.05, claim_window=0.05)
     bot = BotClient(srv.ws_url(code), token, seat=0, seed=3)
-    asyncio.run(bot.play(1, timeout=90))
+    # a hand's deal is the shuffle's (commit-reveal): one may end after two decisions
+    asyncio.run(bot.play(3, timeout=120))
     acked_at = {msg["seq"]: at for msg, at in zip(bot.messages, bot.received_at, strict=True)
                 if msg.get("type") == "ack"}
     assert len(applied_at) == len(bot.acked) >= 3
