@@ -395,7 +395,7 @@ def test_computers_think_in_worker_processes(srv):
     _, token = srv.player()
     code = srv.quick(token, level="normal", bot_delay=0, timer=30, next_delay=0)
     bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
-    asyncio.run(bot.play(1, timeout=120))
+    asyncio.run(bot.play(2, timeout=180))  # (a shuffle's hand may end after a few moves)
     computer_moves = sum(1 for e in srv.server.storage.load_log(code)
                          if e["k"] == "act" and e["seat"] != 0)
     pids = srv.server.pool.processes.pids()

@@ -399,8 +399,8 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     for (const c of distinctChis(legalActions())) {
       const row = el("button", { class: "pick", "data-action": c.action });
       // the table's card size, not the mini one: 二 and 贰 must be told apart at a glance
-      row.append(el("span", { class: "pick-label" }, t("eat")), el("span", { class: "group eat" }, ...split(c.eat).map((x) => card(x, "pick-card"))));
-      for (const g of c.bi) row.append(el("span", { class: "pick-label" }, t("bi")), el("span", { class: "group bi" }, ...split(g).map((x) => card(x, "pick-card"))));
+      row.append(el("span", { class: "pick-label" }, t("eat")), el("span", { class: "group eat" }, ...split(c.eat).map((x) => card(x))));
+      for (const g of c.bi) row.append(el("span", { class: "pick-label" }, t("bi")), el("span", { class: "group bi" }, ...split(g).map((x) => card(x))));
       row.addEventListener("click", () => act(c.action));
       list.append(row);
     }

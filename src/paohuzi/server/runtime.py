@@ -534,7 +534,12 @@ class Runtime:
 
     def _answer_held(self, seat: int) -> bool:
         held = self.held.get(seat)
-        return held is not None and held[0] == self.decision_key(seat)
+        return held is not None and self._still_deciding(seat, held[0])
+
+    def _still_deciding(self, seat: int, key: tuple[Any, ...]) -> bool:
+        """``seat`` still faces the decision ``key`` in a hand in progress."""
+        hand = self.table.hand
+        return hand is not None and not hand.ended and self.decision_key(seat) == key
 
     def schedule(self) -> None:
         """After every change: computer moves, the human timers, the next hand (and the
@@ -735,7 +740,7 @@ class Runtime:
         t = self.table
         while self.held:
             for seat in [s for s, (key, _, _, _) in self.held.items()
-                         if t.hand is None or t.hand.ended or self.decision_key(s) != key]:
+                         if not self._still_deciding(s, key)]:
                 del self.held[seat]  # the decision moved on without it
             known = [self.answer_at[ck][slot] for _, _, ck, slot in self.held.values()
                      if ck in self.answer_at]
@@ -755,7 +760,7 @@ class Runtime:
                     if self.answer_at.get(claim_key, (math.inf, math.inf))[slot] > now:
                         continue
                     del self.held[seat]
-                    if t.hand is None or t.hand.ended or self.decision_key(seat) != key \
+                    if not self._still_deciding(seat, key) \
                             or not t.controlled_by_computer(seat) \
                             or seat not in self.pending_match_seats():
                         continue  # the decision moved on, or its person took it back
