@@ -668,3 +668,21 @@ def test_a_chat_bubble_moves_nothing_and_shows_over_every_seat(browser, srv):  #
         assert inside == [True, True, True], size
         assert covered(page, ".actions .btn") == []
         context.close()
+
+
+def test_a_replay_that_cannot_be_shown_says_why_and_leads_back(browser, srv):  # noqa: F811
+    """A replay the server refuses (no such game here; a record that no longer replays is a
+    422 the same way) left the page as it was, with an unhandled error in the console: it
+    says why, on the first screen, with the way back to the lobby."""
+    context = phone(browser, SMALL_PHONES["640x360"])
+    page = context.new_page()
+    enter(page, srv.base, "回放出错")
+    page.goto(f"{srv.base}/#/replay/{'0' * 22}")
+    page.wait_for_selector(".replay-error")
+    text = page.inner_text(".replay-error")
+    assert "无法回放这局" in text and "no game" in text, text
+    box = page.query_selector(".replay-error").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 360
+    page.click(".topbar a[href='#/']")
+    page.wait_for_selector("[data-name=quick]")
+    context.close()

@@ -406,6 +406,42 @@ def test_replay_steps_are_computed_once_off_the_event_loop(srv, monkeypatch):
     assert calls[0] is not srv._thread  # not the thread running the event loop
 
 
+def test_a_record_that_no_longer_replays_is_a_clear_error_not_a_crash(srv, monkeypatch):
+    """A game stored by an engine whose rules changed since (an old 泸州 record with a
+    win the rules now forbid) failed its replay with a 500. It is a 422 naming the action
+    that does not replay, the record itself stays readable, and the failed replay is
+    kept: asking again does not replay it again."""
+    from paohuzi.server import replays
+
+    calls = []
+    real = replays.replay_pages
+
+    def counted(record: dict[str, Any]) -> dict[str, Any]:
+        calls.append(record)
+        return real(record)
+
+    monkeypatch.setattr(replays, "replay_pages", counted)
+    _, token = srv.player()
+    asyncio.run(escape_a_hand(srv, token))
+    game_id = srv.games(token)[0]["id"]
+    storage = srv.server.storage
+    with storage._lock:
+        (stored,) = storage._db.execute("SELECT record FROM games WHERE public_id = ?",
+                                        (game_id,)).fetchone()
+        record = json.loads(stored)
+        record["actions"][0]["seat"] = 7  # no such seat: the first step cannot replay
+        storage._db.execute("UPDATE games SET record = ? WHERE public_id = ?",
+                            (json.dumps(record), game_id))
+    for _ in range(2):
+        reply = httpx.get(f"{srv.base}/api/games/{game_id}/steps", headers=auth(token))
+        assert reply.status_code == 422, reply.text
+        message = reply.json()["error"]
+        assert "action 0" in message and f"/api/games/{game_id}" in message, message
+    assert len(calls) == 1
+    kept = httpx.get(f"{srv.base}/api/games/{game_id}", headers=auth(token))
+    assert kept.status_code == 200 and kept.json()["actions"][0]["seat"] == 7
+
+
 # ---- idle rooms expire -----------------------------------------------------------------
 
 def test_idle_rooms_expire_and_are_not_replayed(tmp_path):

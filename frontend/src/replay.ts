@@ -23,7 +23,17 @@ function resultWords(result: Json | null): string {
 }
 
 export async function mountReplay(root: HTMLElement, id: string, rerenderAll: () => void): Promise<void> {
-  const data = await replaySteps(id);
+  let data: Json;
+  try {
+    data = await replaySteps(id);
+  } catch (err) {
+    // the server's reason (no such game, not yet readable, a record that no longer replays)
+    root.replaceChildren(
+      el("nav", { class: "topbar" }, el("a", { href: "#/", class: "link" }, t("lobby")), el("span", {}, `${t("replay")} #${id.slice(0, 6)}`)),
+      el("p", { class: "replay-error", role: "alert" }, `${t("replayFailed")}: ${(err as Error).message}`),
+    );
+    return;
+  }
   let step = Number(new URLSearchParams(location.hash.split("?")[1] ?? "").get("step") ?? 0);
   const render = () => {
     root.replaceChildren();

@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from paohuzi.core.rules import PRESETS, Ruleset
+from paohuzi.game.record import RecordError
 from paohuzi.players import PLAYER_NAMES
 from paohuzi.server import hall, quickchat
 from paohuzi.server.backends import open_storage
@@ -325,7 +326,11 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         if isinstance(found, JSONResponse):
             return found
         game_id, stored, _ = found
-        body = await server.replays.get(game_id, stored.record)
+        try:
+            body = await server.replays.get(game_id, stored.record)
+        except RecordError as exc:  # stored by an engine whose rules have changed since
+            return error(422, f"game {game_id} does not replay with this version's rules "
+                              f"({exc}); its record is still at /api/games/{game_id}")
         return Response(body, media_type="application/json")
 
     async def presets(request: Request) -> Response:

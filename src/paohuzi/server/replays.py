@@ -9,7 +9,7 @@ from typing import Any
 
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.deal import Deal
-from paohuzi.game.record import replay_steps
+from paohuzi.game.record import RecordError, replay_steps
 from paohuzi.game.view import observe, view_json
 from paohuzi.server.fairness import FORMULA, Shuffle, commitment
 
@@ -63,18 +63,21 @@ def shuffle_check(record: dict[str, Any]) -> dict[str, Any]:
 
 class ReplayCache:
     """Replay pages as JSON bytes, computed off the event loop and kept (records never
-    change): the ``size`` most recently asked games are held; concurrent requests for
-    one game share one computation."""
+    change): the ``size`` most recently asked games are held, and so is a record that
+    does not replay (:class:`~paohuzi.game.record.RecordError`, raised again without
+    replaying it); concurrent requests for one game share one computation."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self._pages: OrderedDict[str, bytes] = OrderedDict()
+        self._pages: OrderedDict[str, bytes | RecordError] = OrderedDict()
         self._pending: dict[str, asyncio.Future[bytes]] = {}
 
     async def get(self, key: str, record: dict[str, Any]) -> bytes:
         found = self._pages.get(key)
         if found is not None:
             self._pages.move_to_end(key)
+            if isinstance(found, RecordError):
+                raise found
             return found
         pending = self._pending.get(key)
         if pending is not None:
@@ -87,15 +90,20 @@ class ReplayCache:
         except Exception as exc:
             future.set_exception(exc)
             future.exception()  # retrieved: no "never retrieved" warning if nobody waits
+            if isinstance(exc, RecordError):  # the record's own fault: kept, not redone
+                self._keep(key, exc)
             raise
         finally:
             self._pending.pop(key, None)
             if not future.done():  # cancelled: the others waiting see it cancelled too
                 future.cancel()
-        self._pages[key] = body
+        self._keep(key, body)
+        return body
+
+    def _keep(self, key: str, page: bytes | RecordError) -> None:
+        self._pages[key] = page
         while len(self._pages) > self.size:
             self._pages.popitem(last=False)
-        return body
 
 
 def _render(record: dict[str, Any]) -> bytes:
