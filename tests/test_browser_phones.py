@@ -686,3 +686,29 @@ def test_a_replay_that_cannot_be_shown_says_why_and_leads_back(browser, srv):  #
     page.click(".topbar a[href='#/']")
     page.wait_for_selector("[data-name=quick]")
     context.close()
+
+
+def test_the_settlement_names_a_dihu_its_doubling_and_the_zuodi(browser, srv):  # noqa: F811
+    """A review: a 泸州 地胡 read "平胡 1番" beside a total of 番 2 with no reason given,
+    and the 坐底 was labelled 醒家. The window names the 地胡 and what it doubled (the
+    engine's ``fan_times``), and the seat sitting out by the preset's name."""
+    from test_scenarios_luzhou import DEAL_DIHU, play
+
+    from paohuzi.core.rules import Ruleset
+
+    hand = play(DEAL_DIHU, [(0, "discard 九"), (1, "hu")], rules="luzhou")
+    welcome, state = mock_state(hand)
+    table = state["table"]
+    table["rules"] = Ruleset.preset("luzhou").to_dict()
+    table["seats"].append({**table["seats"][0], "nickname": "电脑·坐底"})
+    table["levels"].append(None)
+    table["xingjia"] = 3
+    context = phone(browser, SMALL_PHONES["740x360"])
+    enter(context.new_page(), srv.base, "地胡")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".settlement [data-name=next-hand]")
+    assert "地胡" in page.inner_text(".settlement .reason")
+    assert page.inner_text(".settlement .fan-times") == "地胡 ×2"
+    assert "坐底" in page.inner_text(".settlement tr.xingjia .who")
+    assert "醒家" not in page.inner_text(".settlement tr.xingjia .who")
+    context.close()

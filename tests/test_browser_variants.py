@@ -247,6 +247,27 @@ def test_each_presets_help_page_shows_its_own_tables(browser, srv, viewport):
         assert ("地胡" in said.get("tianhu-pays", "")) == deal["dihu"]
         assert ("胡息加倍" in said.get("tianhu-pays", "")) == deal["tianhu_huxi_doubled"]
         assert f"+ {deal['escape']['bonus']}" in said["escape"]
+        assert ("对家" in said["escape"]) == (deal["players"] == 2)  # one other player
+        # a red 底牌 goes back to the top (泸州), and the seat sitting out says who pays him
+        assert ("底牌" in said.get("dipai", "")) == deal["dipai_shown"]
+        out = deal["seat_out"]
+        assert ("seat-out" in said) == (out is not None)
+        if out is not None:
+            assert out["name"] in said["seat-out"]
+            assert ("不收也不付" in said["seat-out"]) == (out["paid"] == 0)
+        assert "自己偎/提的牌" in said["discard"]  # every preset wins on its own 偎/提
+        # only the options that do something in these rules (the 花样 is 常德's)
+        listed = {tr.get_attribute("data-option")
+                  for tr in page.query_selector_all(".options tr[data-option]")}
+        assert listed <= set(rules["applying"]) and "min_huxi" in listed
+        assert ("huayang" in listed) == (name == "changde")
+        # how a hand is played: the 门子, forced moves, priority, 臭牌, 臭胡, 相公
+        play = {li.get_attribute("data-rule"): li.inner_text()
+                for li in page.query_selector_all(".play-rules li")}
+        assert {"menzi", "auto", "priority", "chou", "chouhu", "xianggong"} <= set(play)
+        assert ("还可以碰" in play["chou"]) != deal["chou_blocks_peng"]
+        current = page.query_selector_all(".presets a[aria-current=page]")
+        assert [a.get_attribute("data-preset") for a in current] == [name]
         # nothing runs off the screen's right edge
         width = page.evaluate("document.documentElement.clientWidth")
         assert page.evaluate("document.documentElement.scrollWidth") <= width
@@ -255,4 +276,68 @@ def test_each_presets_help_page_shows_its_own_tables(browser, srv, viewport):
                 == "18"
             shot(page, f"help-luzhou-{viewport['width']}x{viewport['height']}")
     assert errors == []
+    context.close()
+
+
+def test_a_tables_help_shows_its_rooms_rules_and_leads_back(browser, srv):
+    """A review: the table's 帮助 opened the QQ rules whatever the room played (a 泸州
+    player read "15 胡息", "不能胡别人打出的牌"), and led back to the lobby. It shows the
+    room's own rules (a 常德 room's 可胡提/偎的牌 off said the opposite; a 泸州 `deng`
+    room showed an empty 名堂 table); another preset's button keeps the way back."""
+    context = browser.new_context(viewport=PHONE_LANDSCAPE, has_touch=True)
+    page = context.new_page()
+    errors = console_errors(page)
+    enter(page, srv.base, "看规则")
+    token = page.evaluate("localStorage.getItem('paohuzi.token')")
+    code = srv.quick(token, level="easy", rules={"name": "luzhou", "luzhou_mode": "deng"},
+                     bot_delay=0.05, next_delay=600, timer=60)
+    page.goto(f"{srv.base}/#/room/{code}")
+    page.wait_for_selector(".board .seat")
+    page.click(".topbar .help-link")
+    page.wait_for_selector(".help-page .deal-rules")
+    assert f"#/help/luzhou?room={code}" in page.url
+    said = {li.get_attribute("data-rule"): li.inner_text()
+            for li in page.query_selector_all(".deal-rules li")}
+    assert "也可以胡别人打出的牌" in said["discard"] and "坐底" in said["seat-out"]
+    assert page.inner_text(".options tr[data-option=min_huxi] td") == "10"
+    assert not page.is_visible(".mingtang-table")  # no 名堂 in this mode: said in words
+    assert "番数为 1" in page.inner_text(".mingtang-notes li[data-note=none]")
+    page.click(".presets a[data-preset=qq]")
+    page.wait_for_selector(".presets a[data-preset=qq][aria-current=page]")
+    assert page.inner_text(".options tr[data-option=min_huxi] td") == "15"
+    back = page.query_selector(".topbar [data-name=back]")
+    assert back.get_attribute("href") == f"#/room/{code}"
+    back.click()
+    page.wait_for_selector(".board .seat")
+    # a 常德 room without wins on one's own 提/偎 says so
+    other = srv.room(token, rules={"name": "changde", "win_on_ti_wei": False})
+    page.goto(f"{srv.base}/#/help/changde?room={other}")
+    page.wait_for_selector(".deal-rules li[data-rule=discard]")
+    text = page.inner_text(".deal-rules li[data-rule=discard]")
+    assert "自己要偎/提的牌不能胡" in text and "自己偎/提的牌" not in text, text
+    assert errors == []
+    context.close()
+
+
+def test_quick_play_shows_the_presets_own_zuodi_and_sends_what_it_shows(browser, srv):
+    """A review: quick play with 泸州 showed the 坐底 box unticked but the room still had
+    the 坐底 (the box only ever added it). It is ticked as the preset has it, and what it
+    shows is what the room gets."""
+    context = browser.new_context(viewport=PHONE_LANDSCAPE, has_touch=True)
+    page = context.new_page()
+    enter(page, srv.base, "快速泸州")
+    page.select_option("select[name=quick-preset]", "luzhou")
+    box = page.locator("input[name=quick-xingjia]")
+    assert box.is_visible() and box.is_checked()
+    page.select_option("select[name=quick-preset]", "hunan")
+    assert box.is_visible() and not box.is_checked()
+    page.select_option("select[name=quick-preset]", "luzhou")
+    box.click()  # unticked: three seats, nobody sits out
+    page.click("[data-name=quick]")
+    page.wait_for_selector(".board .seat", timeout=20_000)
+    code = page.url.split("#/room/")[1]
+    import httpx
+
+    rules = httpx.get(f"{srv.base}/api/rooms/{code}/rules").json()["options"]
+    assert (rules["players"], rules["xingjia"]) == (3, False)
     context.close()

@@ -269,6 +269,9 @@ def test_s9_1_win_on_another_players_discard_is_dihu_for_the_dealers_xiajia() ->
     assert (s.huxi, s.di, s.fan, s.dihu, s.zimo, s.tianhu) == (13, 1, 2, True, False, False)
     assert r.points == (-6, 12, -6)
     assert r.to_json()["dihu"] is True
+    # what the 地胡 multiplied the 番 by, for the settlement window (it read "平胡 1番"
+    # beside a total of 番 2)
+    assert s.fan_times == 2 and r.to_json()["fan_times"] == 2
     # In qq a discard is never won (§4.1): 碰 or pass only.
     qq = play(DEAL_DIHU, [(0, "discard 九")], rules="qq")
     assert [a.text for a in qq.legal_actions(1)] == ["peng", "pass"]
@@ -324,6 +327,7 @@ def test_s9_1_a_discard_won_by_the_dealers_shangjia_is_no_dihu() -> None:
     assert r is not None and r.settlement is not None and r.winner == 2
     assert (r.settlement.fan, r.settlement.dihu) == (1, False)
     assert r.points == (-3, -3, 6)
+    assert r.settlement.fan_times == 1 and "fan_times" not in r.to_json()
 
 
 def test_s9_1_win_threshold_is_10_huxi() -> None:

@@ -38,18 +38,28 @@ function word(pair: [string, string] | undefined, fallback: string): string {
   return pair ? pair[currentLang() === "zh" ? 0 : 1] : fallback;
 }
 
-export async function mountHelp(root: HTMLElement, preset: string, room: string | null, rerenderAll: () => void): Promise<void> {
+/** The help page: ``room``'s rules (opened from its table), else ``preset``'s; ``from``:
+ * the room whose table the reader came from (the way back leads there). */
+export async function mountHelp(root: HTMLElement, preset: string, room: string | null, rerenderAll: () => void, from: string | null = null): Promise<void> {
   const doc: Json = room ? await roomRules(room).catch(() => rulesOf(preset)) : await rulesOf(preset);
   root.replaceChildren();
   const lang = el("button", { class: "btn btn-lang", "data-name": "lang", type: "button" }, t("language"));
   lang.addEventListener("click", rerenderAll);
-  const back = room ? `#/room/${room}` : "#/";
-  root.append(el("nav", { class: "topbar" }, el("a", { href: back, class: "link" }, room ? t("roomCode") + " " + room : t("lobby")), el("h1", {}, t("helpTitle")), lang));
+  const table = room ?? from;
+  const back = table ? `#/room/${table}` : "#/";
+  root.append(el("nav", { class: "topbar" }, el("a", { href: back, class: "link", "data-name": "back" }, table ? t("roomCode") + " " + table : t("lobby")), el("h1", {}, t("helpTitle")), lang));
   const page = el("main", { class: "help-page" });
   page.append(el("section", {}, el("h2", {}, t("howTo")), el("ul", {}, ...HOW_TO[currentLang()].map((line) => el("li", {}, line)))));
   const presets = el("nav", { class: "presets", "aria-label": t("preset") });
-  for (const name of doc.presets as string[]) presets.append(el("a", { class: "btn", href: `#/help/${name}`, "data-preset": name }, presetName(name)));
-  page.append(el("section", {}, el("h2", {}, `${t("options")}: ${presetName(doc.name)}`), presets, optionsTable(doc.options)));
+  for (const name of doc.presets as string[]) {
+    // the room's own preset leads back to the room's rules; the others keep the way back
+    const href = table ? (room && name === doc.name ? `#/help/${name}?room=${room}` : `#/help/${name}?from=${table}`) : `#/help/${name}`;
+    const attrs: Record<string, string> = { class: "btn", href, "data-preset": name };
+    if (name === doc.name) attrs["aria-current"] = "page";
+    presets.append(el("a", attrs, presetName(name)));
+  }
+  page.append(el("section", {}, el("h2", {}, `${t("options")}: ${presetName(doc.name)}`), presets, optionsTable(doc.options, doc.applying)));
+  page.append(el("section", {}, el("h2", {}, currentLang() === "zh" ? "基本规则" : "How a hand is played"), playList(doc.deal)));
   page.append(el("section", {}, el("h2", {}, t("huxiTable")), huxiTable(doc.huxi)));
   page.append(el("section", {}, el("h2", {}, t("mingtangList")), mingtangTable(doc)));
   page.append(el("section", {}, el("h2", {}, currentLang() === "zh" ? "结算" : "Scoring"), scoringTable(doc.scoring)));
@@ -57,9 +67,12 @@ export async function mountHelp(root: HTMLElement, preset: string, room: string 
   root.append(page);
 }
 
-function optionsTable(options: Json): HTMLElement {
+/** The options that do something in these rules (the server's `applying`; every one where
+ * an older server sends none). */
+function optionsTable(options: Json, applying: string[] | undefined): HTMLElement {
   const table = el("table", { class: "options" });
   for (const [key, value] of Object.entries(options)) {
+    if (applying && !applying.includes(key)) continue;
     const words = optionWords(key, value); // the catalog's labels: none for the name
     if (words) table.append(el("tr", { "data-option": key }, el("th", {}, words[0]), el("td", {}, words[1])));
   }
@@ -120,7 +133,10 @@ function mingtangTable(doc: Json): HTMLElement {
     table.append(el("tr", { "data-id": m.id }, el("th", {}, m.name), el("td", { class: "mingtang-when" }, when(m.when)), el("td", {}, `${m.fan}${grows}`)));
   }
   const notes = el("ul", { class: "mingtang-notes" });
-  if (doc.mingtang.length) {
+  if (!doc.mingtang.length) {
+    table.hidden = true;
+    notes.append(el("li", { "data-note": "none" }, zh ? "本玩法不算名堂：番数为 1（天胡、地胡见下）。" : "These rules score no 名堂: the 番 is 1 (天胡 and 地胡: below)."));
+  } else {
     const best = doc.combine === "best";
     notes.append(el("li", { "data-note": "combine" }, zh ? (best ? "几个名堂同时成立时只算番数最大的一个；没有名堂为平胡（1 番）。" : "几个名堂同时成立时番数相加；没有名堂为平胡（1 番）。") : best ? "When several 名堂 hold, only the one of most 番 counts; a win without one is a 平胡 (1 番)." : "When several 名堂 hold, their 番 add up; a win without one is a 平胡 (1 番)."));
   }
@@ -142,6 +158,36 @@ function scoringTable(scoring: Json): HTMLElement {
     ? `每个输家付 ${name} × 番 × 底分 ${scoring.base}，胡家得 ${scoring.losers} 家所付之和；欢乐豆 = 积分 × ${scoring.multiplier}。`
     : `Each loser pays ${name} × 番 × base ${scoring.base}; the winner gets what the ${scoring.losers} losers pay; beans = points × ${scoring.multiplier}.`;
   return el("div", {}, table, el("p", { class: "scoring-pays" }, pays));
+}
+
+/** How a hand is played (docs/rules.md §2–§4, §6), the lines that depend on the rules
+ * read from the server's rules core (rulesdoc.deal_json). */
+function playList(deal: Json): HTMLElement {
+  const zh = currentLang() === "zh";
+  const lines: [string, string][] = [
+    ["menzi", zh
+      ? "胡牌时手里和桌上的牌正好组成 7 个门子（一句话、绞、碰、偎、坎、跑、提各算一个）；有跑或提时，其中必须有且只有一对将。坎不能拆。"
+      : "A winning hand and table make exactly 7 门子 (each sentence, 绞, 碰, 偎, 坎, 跑 and 提 is one); with a 跑 or 提 one of them must be a pair (将), else none. A 坎 is never broken."],
+    ["auto", zh
+      ? "偎、提、跑 是强制的，自动完成：自己摸到手里坎或桌上偎的第四张就提，摸到手里对子的第三张就偎；别人打出或摸出你手里坎、桌上偎的第四张就跑，任何人（包括自己）从墙上摸出你桌上碰的第四张也跑（打出的牌不会让碰变成跑）。"
+      : "偎, 提 and 跑 are forced and happen by themselves: drawing the 4th card of your hand 坎 or table 偎 is a 提, drawing the 3rd of a hand pair a 偎; another player's discard or draw of the 4th of your hand 坎 or table 偎 is a 跑, and so is anyone's draw (yours too) of the 4th of your table 碰 (a discard never turns a 碰 into a 跑)."],
+    ["priority", zh
+      ? "一张牌亮出后：胡 先于 跑，跑 先于 碰，碰 先于 吃；几家都能胡时摸牌者先，然后是他的下家、上家；吃 只能吃上家打出的牌，或自己、上家摸出的牌。"
+      : "When a card is shown: 胡 comes before 跑, 跑 before 碰, 碰 before 吃; of several who may win, the drawer first, then his 下家, then his 上家; you may eat (吃) only your 上家's discard, or a card you or your 上家 drew."],
+    ["chou", zh
+      ? `臭牌：自己打出过的牌，或能吃、能碰却没有要的牌，之后不能再吃${deal.chou_blocks_peng ? "或碰" : "（还可以碰）"}；偎、提照样要做，也照样能胡。`
+      : `臭 cards: a card you discarded, or could eat or pong and passed, may not be eaten${deal.chou_blocks_peng ? " or ponged" : " (it may still be ponged)"} by you again; you still must 偎/提 it, and may still win on it.`],
+    ["chouhu", zh
+      ? "臭胡：能胡某张牌而选择过，在自己桌面胡息变化之前不能再胡这张牌。"
+      : "臭胡: pass a win on a card, and you may not win on that card again until your table 胡息 changes."],
+    ["discard-after", zh
+      ? "每吃、碰、偎或第一次跑/提之后要打出一张牌；第二次及以后的跑/提之后不打，由下家摸牌。"
+      : "After a 吃, 碰, 偎 or your first 跑/提 you discard one card; after a second or later 跑/提 you do not, and your 下家 draws."],
+    ["xianggong", zh
+      ? "相公：该打牌时手里只剩坎牌打不出，就跳过出牌，本局不能再胡。"
+      : "相公: a player who must discard but holds only 坎 cards skips the discard and can no longer win this hand."],
+  ];
+  return el("ul", { class: "play-rules" }, ...lines.map(([key, text]) => el("li", { "data-rule": key }, text)));
 }
 
 /** Who deals, the wins at the deal and the escape penalty, as the server's rules core
@@ -168,13 +214,35 @@ function dealList(deal: Json): HTMLElement {
   if (deal.tianhu_fan > 1) effects.push(zh ? `天胡番数 ×${deal.tianhu_fan}` : `a 天胡 multiplies the 番 by ${deal.tianhu_fan}`);
   if (deal.dihu) effects.push(zh ? `地胡（下家胡庄家打出的第一张牌）番数 ×${deal.dihu_fan}` : `地胡 (the dealer's 下家 winning on the dealer's first discard) multiplies the 番 by ${deal.dihu_fan}`);
   if (effects.length) lines.push(["tianhu-pays", (zh ? effects.join("；") + "。" : effects.join("; ") + ".").replace(/^./, (c) => c.toUpperCase())]);
+  const tiWei = deal.win_on_ti_wei !== false;
+  const drawn = zh
+    ? `摸出、${deal.liangzhang_win ? "亮出的牌" : "翻出的牌"}${tiWei ? "或自己偎/提的牌" : "（自己要偎/提的牌不能胡）"}`
+    : `a card drawn or shown${tiWei ? ", or one's own 偎/提," : " (never a card one would 偎 or 提)"}`;
   lines.push([
     "discard",
     deal.win_on_discard
-      ? zh ? "可以胡别人打出的牌。" : "A card another player discards may be won."
-      : zh ? "只能胡摸出、亮出的牌或自己偎/提的牌，不能胡别人打出的牌。" : "Only a card drawn or shown, or one's own 偎/提, may be won — never a discard.",
+      ? zh ? `可以胡${drawn}，也可以胡别人打出的牌。` : `You may win on ${drawn} and on a card another player discards.`
+      : zh ? `只能胡${drawn}，不能胡别人打出的牌。` : `Only ${drawn} may be won — never a discard.`,
   ]);
+  if (deal.dipai_shown) {
+    lines.push([
+      "dipai",
+      zh
+        ? "墙上最后一张牌（底牌）亮给所有人，谁也不能胡；亮出的若是红字，放到墙顶，再亮下一张，直到亮出黑字。"
+        : "The wall's last card (底牌) is shown to everyone and can never be won; a red one goes to the top of the wall and the next is shown, until a black card shows.",
+    ]);
+  }
+  const out = deal.seat_out as { name: string; paid: number } | null | undefined;
+  if (out) {
+    lines.push([
+      "seat-out",
+      zh
+        ? `四人一桌，庄家对面的一家（${out.name}）不打这一局，随坐庄轮换；${out.paid ? `每个输家付他 ${out.paid} 分，荒庄时由庄家付他 ${out.paid} 分。` : "他不收也不付。"}`
+        : `Four at the table: the seat opposite the dealer (${out.name}) sits the hand out, turning with the deal; ${out.paid ? `each loser pays him ${out.paid}, and after a drawn hand the dealer pays him ${out.paid}.` : "he neither pays nor is paid."}`,
+    ]);
+  }
   const { bonus, base } = deal.escape;
-  lines.push(["escape", `${t("leaveMidHand")} ${tf("leaveFormula", { bonus, base })}`]);
+  const others = (deal.players ?? 3) - 1;
+  lines.push(["escape", `${t("leaveMidHand")} ${tf(others === 1 ? "leaveFormulaOne" : "leaveFormula", { bonus, base })}`]);
   return el("ul", { class: "deal-rules" }, ...lines.map(([key, text]) => el("li", { "data-rule": key }, text)));
 }

@@ -150,6 +150,8 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
   const quickXingjiaLabel = el("label", {}, xingjiaSpec ? say(xingjiaSpec.label) : "醒家", quickXingjia);
   const showXingjia = () => {
     quickXingjiaLabel.hidden = !xingjiaSpec?.applies_to?.includes(quickPreset.value);
+    // ticked as the preset has it (泸州's 坐底 is on unless unticked)
+    quickXingjia.checked = cat.presets.find((x) => x.name === quickPreset.value)?.rules.xingjia === true;
   };
   quickPreset.addEventListener("change", showXingjia);
   showXingjia();
@@ -162,7 +164,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
   quick.addEventListener("click", async () => {
     try {
       const options: Record<string, Json> = { rules: quickPreset.value, changci: quickChangci.value, hands: Number(quickHands.value) };
-      if (!quickXingjiaLabel.hidden && quickXingjia.checked) options.xingjia = true;
+      if (!quickXingjiaLabel.hidden) options.xingjia = quickXingjia.checked;
       location.hash = `#/room/${(await getJson("/api/rooms/quick", { level: level.value, next_delay: SETTLEMENT_WAIT, ...options })).code}`;
     } catch (e) {
       fail(e);

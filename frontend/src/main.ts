@@ -1,5 +1,6 @@
 // The browser game: lobby (#/), table (#/room/CODE), replay (#/replay/ID), help and
-// rules (#/help/PRESET?room=CODE).
+// rules (#/help/PRESET?room=CODE: the room's rules; #/help/PRESET?from=CODE: a preset's,
+// the way back leading to the room).
 
 import "./style.css";
 import { loadCards } from "./cards";
@@ -26,8 +27,8 @@ async function route(): Promise<void> {
   if (parts[0] === "room" && parts[1]) {
     cleanup = mountTable(root, decodeURIComponent(parts[1]));
   } else if (parts[0] === "help") {
-    const room = new URLSearchParams(hash.split("?")[1] ?? "").get("room");
-    await mountHelp(root, decodeURIComponent(parts[1] ?? "qq"), room, relang);
+    const query = new URLSearchParams(hash.split("?")[1] ?? "");
+    await mountHelp(root, decodeURIComponent(parts[1] ?? "qq"), query.get("room"), relang, query.get("from"));
   } else if (parts[0] === "replay" && parts[1]) {
     await mountReplay(root, parts[1], relang);
   } else {

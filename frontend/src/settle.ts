@@ -33,7 +33,7 @@ export function settlementPanel(s: Json, seatName: (seat: number) => string, nex
 function reasonText(result: Json, seatName: (seat: number) => string): string {
   if (result.reason === "huangzhuang") return t("huangzhuang");
   if (result.reason === "escape") return `${seatName(result.leaver)} ${t("escape")} · ${t("penalty")} ${-result.points[result.leaver]}`;
-  const flags = (["zimo", "haidi", "tianhu"] as Key[]).filter((k) => result[k]).map((k) => t(k));
+  const flags = (["zimo", "haidi", "tianhu", "dihu"] as Key[]).filter((k) => result[k]).map((k) => t(k));
   return [`${t("winner")}: ${seatName(result.winner)}`, ...flags].join(" · ");
 }
 
@@ -76,7 +76,7 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
       el(
         "tr",
         { class: "xingjia", "data-seat": String(x) },
-        el("td", { class: "who" }, `${seatName(x)} · ${t("xingjia")}`, levelBadge(s, x)),
+        el("td", { class: "who" }, `${seatName(x)} · ${t(s.table.rules.xingjia_paid === false ? "zuodi" : "xingjia")}`, levelBadge(s, x)),
         el("td", {}, ""),
         el("td", { class: "pts" }, String(points)),
         el("td", { class: "beans" }, String(finished?.beans?.[x] ?? points * (s.table.rules.multiplier ?? 1))),
@@ -94,6 +94,8 @@ function breakdown(result: Json, rules: Json): HTMLElement {
   if (!mingtang.length) list.append(el("li", {}, `${t("pinghu")} 1${t("fan")}`));
   for (const m of mingtang) list.append(el("li", { class: "mingtang-row" }, el("b", {}, m.name), ` ${m.fan}${t("fan")}`));
   if (result.haidi) list.append(el("li", {}, t("haidi")));
+  // 泸州's 天胡/地胡 double the 番 (the server's fan_times)
+  if (result.fan_times > 1) list.append(el("li", { class: "fan-times" }, `${(["tianhu", "dihu"] as Key[]).filter((k) => result[k]).map((k) => t(k)).join(" ")} ×${result.fan_times}`));
   const winnerPoints = result.points[result.winner];
   return el(
     "div",

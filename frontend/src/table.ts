@@ -519,7 +519,8 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       ui.connected || ui.fatal ? null : el("span", { class: "banner reconnecting", role: "status" }, t("reconnecting")),
       el("span", { class: "spacer" }),
       button(muted() ? t("unmute") : t("mute"), () => (toggleMute(), render()), "mute"),
-      el("a", { class: "link help-link", href: "#/help" }, t("help")),
+      // the room's own rules (a 泸州 table's 帮助 once opened the QQ rules)
+      el("a", { class: "link help-link", href: s ? `#/help/${s.table.rules.name}?room=${code}` : "#/help" }, t("help")),
       button(t("language"), () => (toggleLang(), render()), "lang"),
     );
   }

@@ -34,7 +34,7 @@ from paohuzi.core.errors import RulesetError
 from paohuzi.core.groups import HUXI_TABLES
 from paohuzi.core.rules import BOUNDS, NEEDS, PRESETS, Ruleset
 
-__all__ = ["LABELS", "OptionSpec", "catalog", "option", "options"]
+__all__ = ["LABELS", "OptionSpec", "applying", "catalog", "option", "options"]
 
 Label = dict[str, str]
 """A text in Chinese (``zh``) and English (``en``)."""
@@ -215,6 +215,20 @@ def options() -> tuple[OptionSpec, ...]:
             applies_to=tuple(n for n, rules in presets.items() if applies(rules)),
             seats=SEAT_OPTIONS.get(field.name), needs=NEEDS.get(field.name)))
     return tuple(specs)
+
+
+def applying(rules: Ruleset) -> list[str]:
+    """The options that do something in ``rules`` (what a rules page lists): the lobby's
+    test (:data:`_APPLIES`) asked of these rules themselves, so a room's page leaves out
+    the 花样 of a non-``changde`` room or a 醒家 of a two-seat one.
+
+    >>> "huayang" in applying(Ruleset()), "huayang" in applying(Ruleset.preset("changde"))
+    (False, True)
+    >>> "xingjia" in applying(Ruleset.preset("luzhou", players=2))
+    False
+    """
+    return [field.name for field in dataclasses.fields(Ruleset)
+            if field.name not in HIDDEN and _APPLIES.get(field.name, _always)(rules)]
 
 
 def option(key: str) -> OptionSpec:

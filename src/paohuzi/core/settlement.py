@@ -45,6 +45,7 @@ __all__ = [
     "settle",
     "split_escape_penalty",
     "win_context",
+    "xingjia_unit",
 ]
 
 
@@ -125,7 +126,7 @@ def _beans(points: int, multiplier: int) -> int:
     return points * multiplier
 
 
-def _xingjia_unit(rules: Ruleset) -> int:
+def xingjia_unit(rules: Ruleset) -> int:
     """What one payer gives the 醒家 (§9 hunan, rules-notes N12): one base score ``d``;
     0 without a 醒家 or when the seat sitting out is not paid (``luzhou`` 坐底, §9.1)."""
     return rules.base if rules.xingjia and rules.xingjia_paid else 0
@@ -155,6 +156,8 @@ class Settlement:
     xingjia_points: int
     multiplier: int
     dihu: bool = False
+    fan_times: int = 1
+    """What the 天胡/地胡 multiplied the 番 by (:func:`fan_factor`; 1 without)."""
 
     @property
     def loser_beans(self) -> int:
@@ -235,9 +238,10 @@ def settle(win: Arrangement, ctx: WinContext, rules: Ruleset) -> Settlement:
         tianhu=ctx.tianhu,
         loser_points=-each,
         winner_points=each * losers,
-        xingjia_points=_xingjia_unit(rules),
+        xingjia_points=xingjia_unit(rules),
         multiplier=rules.multiplier,
         dihu=ctx.dihu,
+        fan_times=fan_factor(rules, tianhu=ctx.tianhu, dihu=ctx.dihu),
     )
 
 
@@ -350,7 +354,7 @@ def payout(outcome: Outcome, rules: Ruleset) -> Payout:
         xingjia = s.xingjia_points * (players - 1)
     elif isinstance(outcome, Huangzhuang):
         _check_seat(outcome.dealer, "dealer", players)
-        xingjia = _xingjia_unit(rules)
+        xingjia = xingjia_unit(rules)
         points[outcome.dealer] = -xingjia
     else:
         _check_seat(outcome.leaver, "leaver", players)

@@ -413,6 +413,8 @@ class HandResult:
                         mingtang=[{"name": m.name, "fan": m.fan} for m in s.mingtang])
             if s.dihu:
                 data["dihu"] = True
+            if s.fan_times > 1:  # 泸州's 天胡/地胡 double the 番 (§9.1)
+                data["fan_times"] = s.fan_times
         return data
 
 

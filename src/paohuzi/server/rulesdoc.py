@@ -17,8 +17,9 @@ from paohuzi.core.mingtang import (
     MingtangRow,
     table_of,
 )
+from paohuzi.core.options import applying
 from paohuzi.core.rules import PRESETS, Ruleset
-from paohuzi.core.settlement import di_of, fan_factor
+from paohuzi.core.settlement import di_of, fan_factor, xingjia_unit
 from paohuzi.core.solver import TIANHU_KAN, TIANHU_TI
 from paohuzi.game.match import draws_to_pass_deal
 
@@ -171,9 +172,15 @@ def deal_json(rules: Ruleset) -> dict[str, Any]:
     >>> lz = deal_json(Ruleset.preset("luzhou"))
     >>> lz["liangzhang_win"], lz["win_on_discard"], lz["tianhu_fan"], lz["dihu_fan"]
     (False, True, 2, 2)
+    >>> lz["seat_out"], deal_json(Ruleset.preset("hunan", xingjia=True))["seat_out"]
+    ({'name': '坐底', 'paid': 0}, {'name': '醒家', 'paid': 3})
     """
     dihu_fan = fan_factor(rules, dihu=True)
     dihu = rules.win_on_discard and dihu_fan > 1  # a 地胡 is won on a discard
+    seat_out = None
+    if rules.xingjia:  # the seat opposite the dealer sits the hand out (game.match)
+        seat_out = {"name": "醒家" if rules.xingjia_paid else "坐底",
+                    "paid": xingjia_unit(rules)}
     return {"draws_to_pass": draws_to_pass_deal(rules),
             "tianhu": {"ti": TIANHU_TI, "kan": TIANHU_KAN},
             "liangzhang_win": rules.liangzhang_shown,
@@ -182,6 +189,11 @@ def deal_json(rules: Ruleset) -> dict[str, Any]:
             "tianhu_huxi_doubled": _huxi_doubled(rules),
             "tianhu_fan": fan_factor(rules, tianhu=True),
             "dihu_fan": dihu_fan if dihu else 1,
+            "win_on_ti_wei": rules.win_on_ti_wei,
+            "dipai_shown": rules.dipai_shown,
+            "chou_blocks_peng": rules.chou_blocks_peng,
+            "players": rules.players,
+            "seat_out": seat_out,
             "escape": {"bonus": rules.escape_bonus, "base": rules.base}}
 
 
@@ -195,7 +207,8 @@ def rules_doc(rules: Ruleset) -> dict[str, Any]:
     ['红胡', '真点胡']
     """
     table = table_of(rules)
-    return {"name": rules.name, "options": rules.to_dict(), "huxi": _huxi_rows(rules.huxi),
+    return {"name": rules.name, "options": rules.to_dict(), "applying": applying(rules),
+            "huxi": _huxi_rows(rules.huxi),
             "mingtang": [mingtang_json(row) for row in table.rows],
             "combine": table.combine.value, "haidi": table.haidi,
             "scoring": scoring_json(rules), "deal": deal_json(rules),
