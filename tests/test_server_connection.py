@@ -121,12 +121,61 @@ def test_a_client_that_does_not_read_is_cut_off_after_send_timeout(
     assert ws.taken == [] and not c.outbox and c.writer is None
 
 
+class StuckSocket(DirectSocket):
+    """A peer that reads nothing, as uvicorn's protocol meets it once the socket's
+    buffers are full: every send waits, the close frame's too, until the connection is
+    aborted (``abort``, offered with SEND_TEXT_NOW as our protocol does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open.clear()
+        self.aborted = 0
+        self.scope["extensions"][SEND_TEXT_NOW]["abort"] = self.abort
+
+    async def close(self, code: int = 1000) -> None:
+        await self.open.wait()
+        self.closed.append(code)
+
+    def abort(self) -> None:
+        self.aborted += 1
+        self.application_state = WebSocketState.DISCONNECTED
+
+
+def test_a_peer_that_takes_not_even_the_close_frame_holds_nobody_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review: a spectator that stopped reading froze its room for as long as it kept
+    its socket open — the writer cut it off after SEND_TIMEOUT, then waited for the close
+    frame to be taken, forever, and the room's broadcast waited for the writer. The
+    writer ends at SEND_TIMEOUT; the close goes apart and aborts the connection when its
+    frame is not taken within SEND_TIMEOUT either."""
+    monkeypatch.setattr(connection, "SEND_TIMEOUT", 0.05)
+
+    async def go() -> tuple[StuckSocket, Client, float, float]:
+        loop = asyncio.get_running_loop()
+        ws = StuckSocket()
+        c = client(ws)
+        began = loop.time()
+        writer = c.post("1")
+        assert writer is not None
+        await asyncio.wait_for(asyncio.wait([writer]), 1.0)  # what a broadcast awaits
+        held = loop.time() - began
+        assert c.closing is not None and not c.closing.done()
+        await asyncio.wait_for(c.closing, 1.0)
+        return ws, c, held, loop.time() - began
+
+    ws, c, held, closed = asyncio.run(go())
+    assert c.dropped and held < 0.5
+    assert ws.aborted == 1 and ws.closed == [] and closed < 1.0
+
+
 def test_a_socket_failing_at_once_cuts_the_connection_off() -> None:
     async def go() -> tuple[Socket, Client]:
         ws = Socket()
         ws.fail = True
         c = client(ws)
         await c.send_now({"type": "ack", "seq": 1})
+        assert c.closing is not None
+        await c.closing  # the close frame goes apart
         return ws, c
 
     ws, c = asyncio.run(go())

@@ -503,3 +503,84 @@ def test_a_stored_room_with_stakes_now_refused_is_ended_at_start(tmp_path):
         assert "farm-room" not in srv.server.runtimes
         assert httpx.get(f"{srv.base}/api/rooms/farm-room").status_code == 404
         assert srv.server.storage.rooms() == []
+
+
+# ---- a connection that stops reading ---------------------------------------------------
+
+def _raw_spectator(srv: LiveServer, code: str, token: str) -> socket.socket:
+    """A spectator's WebSocket on a plain socket with a tiny receive buffer (it will never
+    read): the handshake, nothing more."""
+    import base64
+    import os
+
+    port = int(srv.base.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws/{code}?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                  "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert b" 101 " in head.split(b"\r\n")[0], head
+    return sock
+
+
+def _masked_text(data: bytes) -> bytes:
+    import os
+
+    mask = os.urandom(4)
+    assert len(data) < 126
+    return bytes((0x81, 0x80 | len(data))) + mask + bytes(
+        b ^ mask[i % 4] for i, b in enumerate(data))
+
+
+def test_a_spectator_that_stops_reading_does_not_freeze_the_room(srv):
+    """A review: a spectator asking for full snapshots 25 times a second and reading
+    nothing froze its room for as long as it kept its socket open (its close frame
+    waited forever for the full socket, and the room's broadcast waited for that). Its
+    buffers are made small here so they fill at once: the room plays on, and the
+    spectator's connection is aborted."""
+    from paohuzi.server.client import BotClient
+
+    _, victim = srv.player("受害")
+    _, watcher = srv.player("旁观")
+    code = srv.quick(victim, level="easy", bot_delay=0.05, timer=60, next_delay=0)
+    sock = _raw_spectator(srv, code, watcher)
+    runtime = srv.server.runtimes[code]
+    deadline = time.monotonic() + 10
+    while not [c for c in list(runtime.clients) if c.seat is None]:
+        assert time.monotonic() < deadline, "the spectator never joined"
+        time.sleep(0.01)
+    spectator = next(c for c in list(runtime.clients) if c.seat is None)
+    protocol = spectator.write_now.__self__  # the server's side of that connection, shrunk
+    protocol.transport.get_extra_info("socket").setsockopt(
+        socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    protocol.loop.call_soon_threadsafe(protocol.transport.set_write_buffer_limits, 4096)
+    stop = threading.Event()
+
+    def ask() -> None:
+        seq = 0
+        while not stop.is_set():
+            seq += 1
+            with contextlib.suppress(OSError):
+                sock.sendall(_masked_text(json.dumps(
+                    {"type": "resync", "seq": seq, "hand": -1}).encode()))
+            time.sleep(0.04)
+
+    asker = threading.Thread(target=ask, daemon=True)
+    asker.start()
+    try:
+        bot = BotClient(srv.ws_url(code), victim, seat=0, seed=5)
+        asyncio.run(bot.play(2, timeout=60))  # froze before, once the buffers were full
+        assert bot.hands_seen >= 2
+        assert spectator.dropped
+        sock.settimeout(10)  # aborted: the spectator's socket ends (reset or EOF)
+        with contextlib.suppress(ConnectionResetError):
+            while sock.recv(65536):
+                pass
+    finally:
+        stop.set()
+        asker.join()
+        sock.close()

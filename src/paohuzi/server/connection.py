@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -21,7 +20,9 @@ __all__ = ["SEND_TIMEOUT", "Client", "to_json"]
 
 SEND_TIMEOUT = 2.0
 """Seconds a connection may take to accept a message before it is cut off: a client that
-stops reading holds a table up once, for this long at most."""
+stops reading holds a table up once, for this long at most (its close frame is sent
+apart from the table, and a peer that takes not even that within this time has its
+connection aborted)."""
 
 to_json = json.JSONEncoder(ensure_ascii=False).encode
 """``json.dumps(value, ensure_ascii=False)``, without building an encoder each call."""
@@ -59,12 +60,15 @@ class Client:
     taken_up: float | None = None  # when its last message began to be handled
     outbox: deque[str] = field(default_factory=deque)  # messages waiting, in order
     writer: asyncio.Task[None] | None = None  # sends the outbox while messages wait
+    closing: asyncio.Task[None] | None = None  # closes a connection cut off
     write_now: Callable[[str], bool] | None = field(init=False, repr=False)  # SEND_TEXT_NOW
+    abort: Callable[[], None] | None = field(init=False, repr=False)  # SEND_TEXT_NOW's
 
     def __post_init__(self) -> None:
         scope = getattr(self.ws, "scope", None) or {}
         offered = (scope.get("extensions") or {}).get(SEND_TEXT_NOW) or {}
         self.write_now = offered.get("send")
+        self.abort = offered.get("abort")
 
     async def send_now(self, message: dict[str, Any]) -> None:
         """Send at once; a client that does not take it within SEND_TIMEOUT is cut off."""
@@ -94,7 +98,8 @@ class Client:
                 return None
             rest = start(self.ws.send_text(text))
         except Exception:
-            return self._spawn(self._cut_off())
+            self._cut_off()
+            return None
         if rest is None:
             return None
         return self._spawn(self._drain(rest))
@@ -113,7 +118,7 @@ class Client:
                 async with asyncio.timeout(SEND_TIMEOUT):
                     await self.ws.send_text(text)
         except Exception:
-            await self._cut_off()
+            self._cut_off()
         except BaseException:  # cancelled (the server stops): what waits is not sent
             self.dropped = True
             self.outbox.clear()
@@ -121,15 +126,29 @@ class Client:
         finally:
             self.writer = None
 
-    async def _cut_off(self) -> None:
-        """The client did not take a message in time (or its socket failed): drop it."""
+    def _cut_off(self) -> None:
+        """The client did not take a message in time (or its socket failed): drop it
+        now, and close its connection apart (whoever waits for this writer — a table's
+        broadcast — does not wait for the close: a peer that reads nothing would never
+        take the close frame either)."""
         self.dropped = True
         self.outbox.clear()
+        self.writer = None
+        if self.closing is None:
+            self.closing = asyncio.get_running_loop().create_task(self._close())
+
+    async def _close(self) -> None:
+        """Close with 1013 ("try again later"); abort the connection if even the close
+        frame is not taken within SEND_TIMEOUT (the peer stopped reading: its socket's
+        buffers are full)."""
         try:
-            with contextlib.suppress(Exception):
+            async with asyncio.timeout(SEND_TIMEOUT):
                 await self.ws.close(code=1013)
-        finally:
-            self.writer = None
+        except TimeoutError:
+            if self.abort is not None:
+                self.abort()
+        except Exception:  # already closed, or it failed: nothing left to close
+            pass
 
     def count_frame(self, now: float) -> int:
         """Count one incoming frame in this second's window; returns the window's count."""

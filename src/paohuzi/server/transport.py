@@ -164,7 +164,8 @@ class SmallPlainWebSocketProtocol(WebSocketsSansIOProtocol):
             extensions = scope.get("extensions")
             if extensions is None:
                 extensions = scope["extensions"] = {}
-            extensions[SEND_TEXT_NOW] = {"send": self.send_text_now}
+            extensions[SEND_TEXT_NOW] = {"send": self.send_text_now,
+                                         "abort": self.abort_connection}
 
     async def send(self, message: Any) -> None:
         """uvicorn's ``send``; a text message :meth:`send_text_now` takes goes its way."""
@@ -187,6 +188,14 @@ class SmallPlainWebSocketProtocol(WebSocketsSansIOProtocol):
             return False
         self.transport.write(text_frame(data))
         return True
+
+    def abort_connection(self) -> None:
+        """Drop the connection now, whatever waits to be written: for a peer that takes
+        nothing, not even a close frame (uvicorn's ``send`` would wait for it forever;
+        the loss unblocks it)."""
+        transport = getattr(self, "transport", None)
+        if transport is not None:
+            transport.abort()
 
     def _plain_now(self) -> bool:
         """uvicorn would write a data frame now, without waiting, and the library would
