@@ -23,6 +23,7 @@ from test_server_protocol import Conn, connect
 pytest.importorskip("starlette")
 
 from paohuzi.server.economy import STARTING_BEANS
+from paohuzi.server.matchmaking import MatchSettings
 
 
 def limits(**changes: Any) -> Any:
@@ -185,13 +186,44 @@ def test_a_raised_scoring_option_counts_toward_no_lifetime_points(srv):
     assert me["player"]["points"] == 0 and me["player"]["hands"] == 0
 
 
-def test_at_standard_stakes_an_escape_counts_only_against_the_leaver(srv):
+def test_at_standard_stakes_an_escape_counts_only_against_the_leaver(tmp_path):
     """Standard stakes count toward lifetime totals (test_server_presets plays hands out),
     but an escape's penalty is the table's: the farmer's hand counts, its gain does not
-    (docs/protocol.md, "Stakes")."""
-    me, won = farm_once(srv)
+    (docs/protocol.md, "Stakes"). (The two accounts connect from one address here, as
+    every test does: the server is told to take them for two people.)"""
+    with live_server(str(tmp_path / "esc.db"),
+                     match=MatchSettings(distinct_addresses=False)) as srv:
+        me, won = farm_once(srv)
     assert won > 0 and me["player"]["hands"] == 1
     assert me["player"]["points"] == 0 and me["player"]["beans"] == STARTING_BEANS
+
+
+def test_a_hand_whose_seats_share_an_address_counts_for_nobody(srv):
+    """A review farmed +48 points and the leaderboard's top in 6 hands: three accounts
+    from one address in a private room at standard stakes, two of them passing every
+    win. The quick match never seats two accounts of one address together; a room's
+    hand played so counts in no lifetime total (the game itself is recorded)."""
+    from paohuzi.server.client import BotClient
+
+    tokens = [srv.player(f"同址{i}")[1] for i in range(3)]
+    code = srv.room(tokens[0], seats=["human", "human", "human"], timer=60, bot_delay=0,
+                    next_delay=600)
+    bots = [BotClient(srv.ws_url(code), tokens[s], seat=s, seed=11 + s) for s in range(3)]
+
+    async def play() -> None:
+        await asyncio.gather(*(b.play(1, timeout=90) for b in bots))
+
+    asyncio.run(play())
+    record = srv.server.storage.games_in_room(code)[0]
+    assert record["totals"] is True  # settled in full, the totals asked of rate()
+    for token in tokens:
+        me = httpx.get(f"{srv.base}/api/me", headers=auth(token)).json()
+        assert me["games"], "the hand is recorded"
+        player = me["player"]
+        assert (player["hands"], player["points"], player["beans"]) == (0, 0, STARTING_BEANS)
+    board = httpx.get(f"{srv.base}/api/leaderboard").json()
+    assert not [row for row in board["players"]
+                if str(row.get("nickname", "")).startswith("同址")], board
 
 
 # ---- finding 4: the body is capped before it is read ---------------------------------

@@ -469,12 +469,21 @@ def test_connections_per_player_are_capped(srv):
     asyncio.run(go())
 
 
-def test_an_escape_feeds_nobodys_lifetime_totals_and_summaries_name_no_account(srv):
+def test_an_escape_feeds_nobodys_lifetime_totals_and_summaries_name_no_account(database):
     """A review farmed a main account's level in a standard room: two fresh accounts sat
     down and one left as soon as each hand was dealt, its escape penalty (§7.4) paid to
     the others' lifetime points and beans (+15 a hand). The penalty is still the table's
     (the room's scores) but a lifetime total counts it only against the leaver. The
-    room's public 大结算 named the accounts' database ids: it no longer does."""
+    room's public 大结算 named the accounts' database ids: it no longer does. (Its
+    accounts connect from one address, as in every test: the server is told to take them
+    for three people, or the hand would count for nobody at all.)"""
+    from paohuzi.server.matchmaking import MatchSettings
+
+    with live_server(database, match=MatchSettings(distinct_addresses=False)) as srv:
+        _escape_counts_only_against_the_leaver(srv)
+
+
+def _escape_counts_only_against_the_leaver(srv: LiveServer) -> None:
     async def go() -> tuple[str, list[str], dict[str, Any]]:
         tokens = [srv.player(f"p{i}")[1] for i in range(3)]
         code = srv.room(tokens[0], seats=["human"] * 3, sit=True, timer=60,

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 
     from paohuzi.server.server import Server
 
-__all__ = ["LEASE_TTL", "RENEW_EVERY", "Cluster", "RedisRateLimiter", "forward"]
+__all__ = ["FORWARDED_FOR", "LEASE_TTL", "RENEW_EVERY", "Cluster", "RedisRateLimiter",
+           "forward"]
 
 log = logging.getLogger("paohuzi.server")
 
@@ -55,6 +56,9 @@ RENEW_EVERY = 1.0
 FORWARDED = "x-paohuzi-forwarded"
 """The header a forwarding process sends the owner (the cluster's shared secret): the
 client's connection was counted where it arrived."""
+FORWARDED_FOR = "x-paohuzi-forwarded-for"
+"""The client's own address, sent with :data:`FORWARDED` (believed only with the secret):
+the owner rates a room's hands by who plays them from where (Server.rate)."""
 RELAY_TIMEOUT = 3.0
 """Seconds a process waits for a room's owner to answer a relayed HTTP request."""
 RELAY_LIMIT = 1 << 20
@@ -314,15 +318,17 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-async def forward(ws: WebSocket, url: str, secret: str) -> None:
-    """Relay an accepted connection to the room's owner at ``url`` (``ws://…``) and back,
-    until either side closes; the owner's close code is passed on (1012 when the owner
-    cannot be reached: the client reconnects, and finds the room's next owner)."""
+async def forward(ws: WebSocket, url: str, secret: str, address: str = "") -> None:
+    """Relay an accepted connection (from ``address``) to the room's owner at ``url``
+    (``ws://…``) and back, until either side closes; the owner's close code is passed on
+    (1012 when the owner cannot be reached: the client reconnects, and finds the room's
+    next owner)."""
     import websockets
 
     try:
-        upstream = await websockets.connect(url, max_size=2**22, open_timeout=5,
-                                            additional_headers={FORWARDED: secret})
+        upstream = await websockets.connect(
+            url, max_size=2**22, open_timeout=5,
+            additional_headers={FORWARDED: secret, FORWARDED_FOR: address})
     except (OSError, websockets.InvalidHandshake, TimeoutError):
         await ws.close(code=1012)
         return

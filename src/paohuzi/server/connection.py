@@ -58,6 +58,7 @@ class Client:
     presence: bool = False  # asked for the table's presence messages (issue 16)
     resync: bool | None = None  # a state to send after the lock: True a full snapshot
     taken_up: float | None = None  # when its last message began to be handled
+    address: str = ""  # the peer address (never stored, never sent)
     outbox: deque[str] = field(default_factory=deque)  # messages waiting, in order
     writer: asyncio.Task[None] | None = None  # sends the outbox while messages wait
     closing: asyncio.Task[None] | None = None  # closes a connection cut off

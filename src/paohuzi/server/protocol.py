@@ -227,6 +227,7 @@ async def handle(runtime: Runtime, client: Client, msg: Message) -> None:
     watching = _watching(runtime, client) if isinstance(msg, Sit) else []
     ack = EarlyAck(client, msg.seq)
     reply = await _apply(runtime, client, msg, ack)
+    runtime.seen_at_seat(client)  # (a Sit has just given it its seat)
     if client.resync is not None:
         snapshot, client.resync = client.resync, None
         await runtime.send_state(client, snapshot=snapshot)
@@ -324,8 +325,12 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
 
     cluster = server.cluster
     forwarded = cluster is not None and cluster.is_forwarded(ws)
+    address = address_of(ws)
+    if forwarded:  # its own address came with the cluster's secret
+        from paohuzi.server.cluster import FORWARDED_FOR
+
+        address = ws.headers.get(FORWARDED_FOR, "")
     if not forwarded:
-        address = address_of(ws)
         if not server.allow("connections_per_address", address):
             await refuse("too many connections from your address: slow down", 1008)
             return
@@ -343,7 +348,7 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
             query = ws.url.query
             target = owner.replace("http://", "ws://", 1).replace("https://", "wss://", 1)
             await forward(ws, f"{target}/ws/{code}" + (f"?{query}" if query else ""),
-                          cluster.secret)
+                          cluster.secret, address)
             return
     rec = server.storage.player_by_token(token) if token else None
     if runtime is None or rec is None:
@@ -364,7 +369,7 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
     t = runtime.table
     client = Client(ws, rec, t.seat_of_player(rec.id),
                     presence=ws.query_params.get("presence") == "1",
-                    delta=ws.query_params.get("delta") == "1")
+                    delta=ws.query_params.get("delta") == "1", address=address)
     runtime.connect(client)
     await client.send_now({"type": "welcome", "player": player_json(rec), "room": t.code,
                            "seat": client.seat, "cards": CARDS,

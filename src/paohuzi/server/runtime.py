@@ -64,6 +64,8 @@ class Runtime:
         self.table = table
         self.lock = asyncio.Lock()
         self.clients: set[Client] = set()
+        self.addresses: dict[int, dict[int, set[str]]] = {}
+        """Per table hand, the addresses each match seat was played from (:meth:`seen_at_seat`)."""
         self.timer_task: asyncio.Task[None] | None = None
         self.timer_wake: asyncio.TimerHandle | None = None  # starts timer_task when due
         self.bot_task: asyncio.Task[None] | None = None
@@ -234,8 +236,13 @@ class Runtime:
         if self.delivery.pending and not showing and _loop_running():
             return
         full = self.settle_failures < settlement.FULL_ATTEMPTS
+
+        def rate(table: Table, summary: Any) -> list[Any]:
+            shared = self.shares_an_address(table.hands_before + summary.number)
+            return self.server.rate(table, summary, shared_address=shared)
+
         try:
-            settlement.settle(self.server.storage, t, self.server.rate if full else None)
+            settlement.settle(self.server.storage, t, rate if full else None)
         except Exception as exc:
             self.settle_failures += 1
             log.error("table %s: settling hand %d failed (%s, attempt %d)%s", t.code,
@@ -795,6 +802,8 @@ class Runtime:
                           type(exc).__name__)
             self.commit(t.new_start_entry())
             self.committed_at = 0.0
+            for client in list(self.clients):  # who holds each seat as it is dealt
+                self.seen_at_seat(client, t.hand_no)  # (a 天胡 may have ended it)
             self.settle_if_needed()  # a mandatory 天胡 ends a hand at its deal
             self.schedule()
 
@@ -841,8 +850,35 @@ class Runtime:
             return True
         return False
 
+    def seen_at_seat(self, client: Client, hand_no: int | None = None) -> None:
+        """Note the address ``client`` plays its seat from in table hand ``hand_no``
+        (default: the hand now dealt, or between hands the next one):
+        :meth:`shares_an_address` reads them (an unknown address is not noted)."""
+        if client.seat is None or not client.address:
+            return
+        if hand_no is None:
+            hand_no = self.table.hand_no
+            if self.table.hand is None or self.table.hand.ended:
+                hand_no += 1  # between hands: the one to be dealt
+        seats = self.addresses.setdefault(hand_no, {})
+        seats.setdefault(client.seat, set()).add(client.address)
+        for old in [h for h in self.addresses if h < hand_no - 2]:
+            del self.addresses[old]
+
+    def shares_an_address(self, hand_no: int) -> bool:
+        """Whether two seats of table hand ``hand_no`` were played from one address
+        (connections held or messages sent while it was dealt): such a hand counts in
+        no lifetime total (:meth:`~paohuzi.server.server.Server.rate`)."""
+        seen: set[str] = set()
+        for addresses in self.addresses.get(hand_no, {}).values():
+            if seen & addresses:
+                return True
+            seen |= addresses
+        return False
+
     def connect(self, client: Client) -> None:
         self.clients.add(client)
+        self.seen_at_seat(client)
         if client.seat is not None:
             self.disconnected_at.pop(client.seat, None)
         self.changed.set()

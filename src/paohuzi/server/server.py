@@ -295,11 +295,16 @@ class Server:
         """The open room a code names, as a person types it (:func:`normal_room_code`)."""
         return self.runtimes.get(code) or self.runtimes.get(normal_room_code(code))
 
-    def rate(self, table: Table, summary: Any) -> list[PlayerUpdate]:
+    def rate(self, table: Table, summary: Any, *,
+             shared_address: bool = False) -> list[PlayerUpdate]:
         """Player totals and OpenSkill ratings after a hand (written by the settlement) —
         from standard-stake rooms only: raised stakes must not buy levels
-        (docs/protocol.md)."""
+        (docs/protocol.md); and never from a hand two of whose seats were played from
+        one address (``shared_address``, :meth:`Runtime.shares_an_address`): accounts of
+        one person feeding another's level, as the quick match never seats them."""
         if not table.config.standard_stakes:
+            return []
+        if shared_address and self.matchmaker.settings.distinct_addresses:
             return []
         seated = [*summary.players] + ([summary.xingjia] if summary.xingjia is not None else [])
         # the 醒家 sits the hand out but is paid (or pays nothing): his totals count it too
