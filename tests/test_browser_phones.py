@@ -712,3 +712,24 @@ def test_the_settlement_names_a_dihu_its_doubling_and_the_zuodi(browser, srv):  
     assert "坐底" in page.inner_text(".settlement tr.xingjia .who")
     assert "醒家" not in page.inner_text(".settlement tr.xingjia .who")
     context.close()
+
+
+def test_the_table_says_who_sits_the_hand_out(browser, srv):  # noqa: F811
+    """A review: at a four-seat table only the three playing seats have a box, and
+    nothing said who sat the hand out (the 醒家 or 泸州's 坐底). The centre says it, by
+    the preset's name, and every small phone still fits the table."""
+    from paohuzi.core.rules import Ruleset
+
+    welcome, state = _mock_table_messages()
+    table = state["table"]
+    table["rules"] = Ruleset.preset("luzhou").to_dict()
+    table["seats"].append({**table["seats"][0], "nickname": "坐底的人"})
+    table["levels"] = [None] * 4
+    table["xingjia"] = 3
+    context = browser.new_context(viewport=SMALL_PHONES["568x320"])
+    enter(context.new_page(), srv.base, "四人桌")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector("[data-name=seat-out]")
+    assert page.inner_text("[data-name=seat-out]").split() == ["坐底", "坐底的人"]
+    assert at_every_size(page, "seat-out") == {}
+    context.close()

@@ -575,6 +575,10 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       ),
       view.liangzhang ? el("div", { class: "liangzhang" }, `${t("liangzhang")} `, card(view.liangzhang, "mini")) : null,
       view.dipai ? el("div", { class: "liangzhang dipai", "data-name": "dipai" }, `${t("dipai")} `, card(view.dipai, "mini")) : null,
+      // who sits this hand out (醒家 / 坐底): his seat box is not on the board
+      s.table.xingjia !== null && s.table.xingjia !== undefined && !view.result
+        ? el("div", { class: "seat-out", "data-name": "seat-out" }, `${t(s.table.rules.xingjia_paid === false ? "zuodi" : "xingjia")} `, el("b", {}, seatName(s.table.xingjia)))
+        : null,
       ui.flash ? el("div", { class: "flash", role: "status" }, ui.flash) : null,
       ticker,
     );
