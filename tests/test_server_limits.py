@@ -474,6 +474,44 @@ def test_a_record_that_no_longer_replays_is_a_clear_error_not_a_crash(srv, monke
     assert kept.status_code == 200 and kept.json()["actions"][0]["seat"] == 7
 
 
+def test_a_failed_replay_is_kept_as_its_reason_and_raised_anew(monkeypatch):
+    """A review: the cache kept the RecordError itself and raised that object again on
+    every request; Python grew its traceback by the request's frames each time (keeping
+    each request alive): memory without bound, for anyone, on an ended room's game. And a
+    record whose rules or deal no longer load was a 500. Each request now gets a fresh
+    error of the same reason, and the record is replayed once."""
+    import traceback
+
+    from paohuzi.game.record import RecordError
+    from paohuzi.server import replays
+
+    calls = []
+    real = replays._render
+
+    def counted(record: dict[str, Any]) -> bytes:
+        calls.append(record)
+        return real(record)
+
+    monkeypatch.setattr(replays, "_render", counted)
+    cache = replays.ReplayCache()
+    broken = {"format": "paohuzi-record/1", "rules": {"name": "qq", "min_huxi": 999},
+              "deal": {"seed": "1", "dealer": "0"}, "actions": []}
+
+    async def go() -> list[tuple[str, int]]:
+        seen = []
+        for _ in range(5):
+            try:
+                await cache.get("g", broken)
+            except RecordError as exc:
+                seen.append((str(exc), len(traceback.extract_tb(exc.__traceback__))))
+        return seen
+
+    seen = asyncio.run(go())
+    assert len(seen) == 5 and len(calls) == 1
+    assert len({text for text, _ in seen}) == 1 and "min_huxi" in seen[0][0]
+    assert len({depth for _, depth in seen[1:]}) == 1  # no growth from request to request
+
+
 # ---- idle rooms expire -----------------------------------------------------------------
 
 def test_idle_rooms_expire_and_are_not_replayed(tmp_path):

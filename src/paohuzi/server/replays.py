@@ -7,6 +7,7 @@ import json
 from collections import OrderedDict
 from typing import Any
 
+from paohuzi.core.errors import PaohuziError
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.deal import Deal
 from paohuzi.game.record import RecordError, replay_steps
@@ -63,21 +64,23 @@ def shuffle_check(record: dict[str, Any]) -> dict[str, Any]:
 
 class ReplayCache:
     """Replay pages as JSON bytes, computed off the event loop and kept (records never
-    change): the ``size`` most recently asked games are held, and so is a record that
-    does not replay (:class:`~paohuzi.game.record.RecordError`, raised again without
-    replaying it); concurrent requests for one game share one computation."""
+    change): the ``size`` most recently asked games are held, and so is why a record
+    does not replay (a :class:`~paohuzi.game.record.RecordError` raised anew each time,
+    without replaying it); concurrent requests for one game share one computation."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self._pages: OrderedDict[str, bytes | RecordError] = OrderedDict()
+        self._pages: OrderedDict[str, bytes | str] = OrderedDict()
+        """Each game's page, or the reason it does not replay (a text: an exception kept
+        and raised again would grow its traceback, and hold each request, every time)."""
         self._pending: dict[str, asyncio.Future[bytes]] = {}
 
     async def get(self, key: str, record: dict[str, Any]) -> bytes:
         found = self._pages.get(key)
         if found is not None:
             self._pages.move_to_end(key)
-            if isinstance(found, RecordError):
-                raise found
+            if isinstance(found, str):
+                raise RecordError(found)
             return found
         pending = self._pending.get(key)
         if pending is not None:
@@ -87,11 +90,18 @@ class ReplayCache:
         try:
             body = await asyncio.to_thread(_render, record)
             future.set_result(body)
+        except (PaohuziError, KeyError, TypeError, ValueError) as exc:
+            # the record's own fault (its rules, deal or an action no longer play): kept,
+            # not redone, and told as a RecordError
+            failed = RecordError(str(exc) if isinstance(exc, RecordError)
+                                 else f"{type(exc).__name__}: {exc}")
+            future.set_exception(failed)
+            future.exception()  # retrieved: no "never retrieved" warning if nobody waits
+            self._keep(key, str(failed))
+            raise failed from None
         except Exception as exc:
             future.set_exception(exc)
-            future.exception()  # retrieved: no "never retrieved" warning if nobody waits
-            if isinstance(exc, RecordError):  # the record's own fault: kept, not redone
-                self._keep(key, exc)
+            future.exception()
             raise
         finally:
             self._pending.pop(key, None)
@@ -100,7 +110,7 @@ class ReplayCache:
         self._keep(key, body)
         return body
 
-    def _keep(self, key: str, page: bytes | RecordError) -> None:
+    def _keep(self, key: str, page: bytes | str) -> None:
         self._pages[key] = page
         while len(self._pages) > self.size:
             self._pages.popitem(last=False)
