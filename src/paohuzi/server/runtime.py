@@ -238,8 +238,8 @@ class Runtime:
         full = self.settle_failures < settlement.FULL_ATTEMPTS
 
         def rate(table: Table, summary: Any) -> list[Any]:
-            shared = self.shares_an_address(table.hands_before + summary.number)
-            return self.server.rate(table, summary, shared_address=shared)
+            sharing = self.sharing_seats(table.hands_before + summary.number)
+            return self.server.rate(table, summary, sharing=sharing)
 
         try:
             settlement.settle(self.server.storage, t, rate if full else None)
@@ -853,7 +853,7 @@ class Runtime:
     def seen_at_seat(self, client: Client, hand_no: int | None = None) -> None:
         """Note the address ``client`` plays its seat from in table hand ``hand_no``
         (default: the hand now dealt, or between hands the next one):
-        :meth:`shares_an_address` reads them (an unknown address is not noted)."""
+        :meth:`sharing_seats` reads them (an unknown address is not noted)."""
         if client.seat is None or not client.address:
             return
         if hand_no is None:
@@ -865,16 +865,13 @@ class Runtime:
         for old in [h for h in self.addresses if h < hand_no - 2]:
             del self.addresses[old]
 
-    def shares_an_address(self, hand_no: int) -> bool:
-        """Whether two seats of table hand ``hand_no`` were played from one address
-        (connections held or messages sent while it was dealt): such a hand counts in
-        no lifetime total (:meth:`~paohuzi.server.server.Server.rate`)."""
-        seen: set[str] = set()
-        for addresses in self.addresses.get(hand_no, {}).values():
-            if seen & addresses:
-                return True
-            seen |= addresses
-        return False
+    def sharing_seats(self, hand_no: int) -> set[int]:
+        """The match seats of table hand ``hand_no`` played from an address another of its
+        seats was played from too (connections held or messages sent while it was dealt):
+        they gain nothing lifetime from it (:meth:`~paohuzi.server.server.Server.rate`)."""
+        seats = self.addresses.get(hand_no, {})
+        return {seat for seat, mine in seats.items()
+                if any(mine & theirs for other, theirs in seats.items() if other != seat)}
 
     def connect(self, client: Client) -> None:
         self.clients.add(client)

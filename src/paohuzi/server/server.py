@@ -296,16 +296,19 @@ class Server:
         return self.runtimes.get(code) or self.runtimes.get(normal_room_code(code))
 
     def rate(self, table: Table, summary: Any, *,
-             shared_address: bool = False) -> list[PlayerUpdate]:
+             sharing: set[int] | None = None) -> list[PlayerUpdate]:
         """Player totals and OpenSkill ratings after a hand (written by the settlement) —
         from standard-stake rooms only: raised stakes must not buy levels
-        (docs/protocol.md); and never from a hand two of whose seats were played from
-        one address (``shared_address``, :meth:`Runtime.shares_an_address`): accounts of
-        one person feeding another's level, as the quick match never seats them."""
+        (docs/protocol.md). ``sharing``: match seats played from an address another seat
+        of the hand was played from (:meth:`Runtime.sharing_seats`): their losses count,
+        never a gain, a win or a rating change (accounts of one person feeding one of
+        them, as the quick match never seats them together; and a seat that shows up at
+        a partner's address to void a losing hand only keeps its loss)."""
         if not table.config.standard_stakes:
             return []
-        if shared_address and self.matchmaker.settings.distinct_addresses:
-            return []
+        if not self.matchmaker.settings.distinct_addresses:
+            sharing = None
+        sharing = sharing or set()
         seated = [*summary.players] + ([summary.xingjia] if summary.xingjia is not None else [])
         # the 醒家 sits the hand out but is paid (or pays nothing): his totals count it too
         humans = [(i, table.seats[i].player) for i in seated
@@ -353,6 +356,8 @@ class Server:
             won = summary.result.winner is not None and \
                 summary.players[summary.result.winner] == seat
             mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))  # 醒家: unrated
+            if seat in sharing:  # its losses only
+                points, won, (mu, sigma) = min(points, 0), False, read[pid]
             updates.append(PlayerUpdate(pid, points, beans_of(points, table.config.ruleset),
                                         won, mu, sigma, rated_from=read.get(pid)))
         return updates
