@@ -85,6 +85,32 @@ def test_a_person_takes_a_computer_seat_of_an_open_room_unless_his_address_is_th
     assert list(q.tickets) == [2]  # the room's one free seat is taken; 2 shares an address
 
 
+def test_an_anchor_at_his_room_cap_holds_nobody_up():
+    """A review: an account with its 8 open rooms (its cap) queued, and the two people
+    nearest it never got a table — each tick it anchored the same group, the room (counted
+    as his) was refused, and all three went back as they were. He goes to the back; the
+    next group is anchored by one of the others, as a room of theirs."""
+    from paohuzi.server.roombounds import TooManyOpenRooms
+
+    class CappedServer:
+        async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+            raise TooManyOpenRooms(f"player {creator.player}: too many open rooms")
+
+    from paohuzi.server.matchmaking import Matchmaker
+
+    maker = Matchmaker(CappedServer(), MatchSettings(wait=60.0))  # type: ignore[arg-type]
+    maker.clock = lambda: 50.0
+    for pid in (1, 2, 3):
+        maker.queue.join(ticket(pid, since=float(pid)))
+    (group,) = maker.queue.match(10.0, {"qq": 3})
+    assert isinstance(group, Group) and group.people[0].player == 1
+    assert asyncio.run(maker._seat_group(group)) == 0
+    assert {t.player: t.since for t in maker.queue.tickets.values()} == {1: 50.0, 2: 2.0, 3: 3.0}
+    (again,) = maker.queue.match(11.0, {"qq": 3})
+    assert isinstance(again, Group) and again.people[0].player == 2  # the room is his
+    assert sorted(t.player for t in again.people) == [1, 2, 3]
+
+
 def test_a_player_cannot_queue_twice():
     q = Queue(wait=10.0)
     q.join(ticket(1))

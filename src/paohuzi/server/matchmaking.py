@@ -39,7 +39,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from paohuzi.core.errors import PaohuziError
@@ -47,7 +47,7 @@ from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.players import PLAYER_NAMES
 from paohuzi.server.economy import EconomyError, changci, check_entry
 from paohuzi.server.hall import Census, hall_counts
-from paohuzi.server.roombounds import Creator, RoomLimitError, address_key
+from paohuzi.server.roombounds import Creator, RoomLimitError, TooManyOpenRooms, address_key
 
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
@@ -713,6 +713,16 @@ class Matchmaker:
             # as a room he created: his oldest open room nobody is connected to ends first
             table = await self.server.open_room(
                 options, Creator(anchor.player, address_key(anchor.address)), entries)
+        except TooManyOpenRooms:
+            # the anchor's own caps: the others wait on as they were, and he goes to the
+            # back of the queue — else he would anchor the same group every tick and hold
+            # them for ever (a review: one account at its cap of 8 open rooms starved the
+            # two people nearest it); another of them anchors the next group, with him
+            # in it if he is near, as a room of theirs
+            for ticket in group.people[1:]:
+                self.queue.join(ticket)
+            self.queue.join(replace(anchor, since=self.clock()))
+            return 0
         except RoomLimitError:  # no room for a new table now: they wait on, in the queue
             for ticket in group.people:
                 self.queue.join(ticket)
