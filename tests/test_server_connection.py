@@ -443,3 +443,25 @@ def test_the_server_sends_by_the_direct_way(tmp_path: Any,
         asyncio.run(go(f"{srv.ws_url(code)}?token={token}"))
     assert {"welcome", "state", "presence", "ack"} <= set(direct), direct
     assert "websocket.send" not in asgi, asgi
+
+
+def test_a_close_asked_is_sent_apart_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every close the server asks of a connection (a rate limit's 1008, a message too
+    large's 1009, a lease lost's 1012) goes through Client.close_soon: the first close
+    asked wins, and a peer that takes not even the close frame is aborted within
+    SEND_TIMEOUT (a review: the cluster's lease keeper awaited such a close for ever,
+    and every lease of its process lapsed)."""
+    monkeypatch.setattr(connection, "SEND_TIMEOUT", 0.05)
+
+    async def go() -> tuple[Socket, StuckSocket, Client]:
+        ws, stuck = Socket(), StuckSocket()
+        c, s = client(ws), client(stuck)
+        first = c.close_soon(1012)
+        assert c.close_soon(1008) is first and c.dropped
+        await asyncio.wait_for(first, 1.0)
+        await asyncio.wait_for(s.close_soon(1008), 1.0)
+        return ws, stuck, c
+
+    ws, stuck, c = asyncio.run(go())
+    assert ws.closed == [1012] and c.post("late") is None and ws.taken == []
+    assert stuck.aborted == 1 and stuck.closed == []

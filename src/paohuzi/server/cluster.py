@@ -289,9 +289,10 @@ class Cluster:
             return
         log.warning("room %s: lease lost to another process; no longer served here", code)
         runtime.stop()
+        # each closed apart, bounded (a client that reads nothing would hold the lease
+        # keeper in its close for ever, and every lease of this process would lapse)
         for client in list(runtime.clients):
-            with contextlib.suppress(Exception):
-                await client.ws.close(code=1012)
+            client.close_soon(1012)
 
     def stop(self) -> None:
         """A clean shutdown: give every lease up, so other processes take the rooms now."""

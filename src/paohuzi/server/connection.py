@@ -132,19 +132,24 @@ class Client:
         now, and close its connection apart (whoever waits for this writer — a table's
         broadcast — does not wait for the close: a peer that reads nothing would never
         take the close frame either)."""
+        self.writer = None
+        self.close_soon(1013)  # "try again later"
+
+    def close_soon(self, code: int) -> asyncio.Task[None]:
+        """Drop this connection and close it with ``code`` in a task of its own (the
+        one returned; the first close asked wins), which aborts the connection if even
+        the close frame is not taken within SEND_TIMEOUT: nothing waits on a peer that
+        reads nothing for longer than that."""
         self.dropped = True
         self.outbox.clear()
-        self.writer = None
         if self.closing is None:
-            self.closing = asyncio.get_running_loop().create_task(self._close())
+            self.closing = asyncio.get_running_loop().create_task(self._close(code))
+        return self.closing
 
-    async def _close(self) -> None:
-        """Close with 1013 ("try again later"); abort the connection if even the close
-        frame is not taken within SEND_TIMEOUT (the peer stopped reading: its socket's
-        buffers are full)."""
+    async def _close(self, code: int) -> None:
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
-                await self.ws.close(code=1013)
+                await self.ws.close(code=code)
         except TimeoutError:
             if self.abort is not None:
                 self.abort()

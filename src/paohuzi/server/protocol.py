@@ -401,7 +401,7 @@ async def _receive(runtime: Runtime, client: Client) -> None:
         client.taken_up = time.monotonic()  # a decision's mask runs from here
         count = client.count_frame(time.monotonic())  # binary frames count too
         if count > 3 * RATE_PER_SECOND:
-            await ws.close(code=1008)
+            await client.close_soon(1008)  # bounded: the peer may read nothing
             return
         raw = frame.get("text")
         if raw is None:
@@ -410,7 +410,7 @@ async def _receive(runtime: Runtime, client: Client) -> None:
             continue
         if len(raw.encode("utf-8", "surrogatepass")) > MAX_MESSAGE:
             await client.send_now({"type": "error", "message": "message too large"})
-            await ws.close(code=1009)
+            await client.close_soon(1009)  # (a 1013 already closing it wins)
             return
         if count > RATE_PER_SECOND:
             await client.send_now({"type": "error", "seq": seq_of(raw),
