@@ -181,8 +181,8 @@ function playList(deal: Json): HTMLElement {
       ? "臭胡：能胡某张牌而选择过，在自己桌面胡息变化之前不能再胡这张牌。"
       : "臭胡: pass a win on a card, and you may not win on that card again until your table 胡息 changes."],
     ["discard-after", zh
-      ? "每吃、碰、偎或第一次跑/提之后要打出一张牌；第二次及以后的跑/提之后不打，由下家摸牌。"
-      : "After a 吃, 碰, 偎 or your first 跑/提 you discard one card; after a second or later 跑/提 you do not, and your 下家 draws."],
+      ? "吃、碰、偎、跑、提之后，手里和桌上的牌多于 20 张（第一个以外的每个跑/提再加 1 张）时要打出一张：通常吃、碰、偎和第一个跑/提之后要打，第二个及以后的跑/提之后不打，由下家摸牌（发牌时已有两个提的闲家，第一次进牌后也不打）。"
+      : "After a 吃, 碰, 偎, 跑 or 提 you discard one card when you own more than 20 cards (plus one for each 跑/提 beyond your first): usually after a 吃, 碰, 偎 or your first 跑/提, not after a second or later 跑/提 (your 下家 draws), nor after the first intake of a player dealt two 提."],
     ["xianggong", zh
       ? "相公：该打牌时手里只剩坎牌打不出，就跳过出牌，本局不能再胡。"
       : "相公: a player who must discard but holds only 坎 cards skips the discard and can no longer win this hand."],

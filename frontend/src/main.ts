@@ -28,7 +28,13 @@ async function route(): Promise<void> {
     cleanup = mountTable(root, decodeURIComponent(parts[1]));
   } else if (parts[0] === "help") {
     const query = new URLSearchParams(hash.split("?")[1] ?? "");
-    await mountHelp(root, decodeURIComponent(parts[1] ?? "qq"), query.get("room"), relang, query.get("from"));
+    let preset = "qq";
+    try {
+      preset = decodeURIComponent(parts[1] ?? "qq");
+    } catch {
+      // a malformed address (a lone %): the default rules
+    }
+    await mountHelp(root, preset, query.get("room"), relang, query.get("from"));
   } else if (parts[0] === "replay" && parts[1]) {
     await mountReplay(root, parts[1], relang);
   } else {

@@ -79,7 +79,7 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
         { class: "card-panel shuffle" },
         el("h3", {}, t("shuffleCheck")),
         shufflePanel(data.shuffle),
-        el("p", {}, el("a", { href: `#/help/${data.rules.name}` }, `${t("rules")}: ${presetName(data.rules.name)} · ${t("base")} ${data.rules.base}`)),
+        el("p", {}, el("a", { href: `#/help/${encodeURIComponent(data.rules.name)}` }, `${t("rules")}: ${presetName(data.rules.name)} · ${t("base")} ${data.rules.base}`)),
         el("p", {}, `${t("shareLink")}: `, el("code", { class: "share" }, `${location.origin}/#/replay/${id}`)),
       ),
     );

@@ -441,7 +441,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       const points = rules.escape_bonus * rules.base;
       body.append(
         el("p", {}, t("leaveMidHand")),
-        el("p", { class: "formula" }, tf("leaveFormula", { bonus: rules.escape_bonus, base: rules.base })),
+        el("p", { class: "formula" }, tf(rules.players === 2 ? "leaveFormulaOne" : "leaveFormula", { bonus: rules.escape_bonus, base: rules.base })),
         el("p", { class: "penalty" }, tf("leaveAtLeast", { points, beans: points * rules.multiplier })),
       );
     } else body.append(el("p", {}, t("leaveBetween")));
@@ -515,12 +515,12 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       button(t("leave"), () => (s ? ((ui.leaving = true), render()) : (location.hash = "#/")), "leave"),
       el("span", { class: "room" }, `${t("roomCode")} `, el("code", { class: "room-code" }, code)),
       view ? el("span", { class: "wall" }, `${t("wall")} `, el("b", { class: "wall-count" }, String(view.wall)), ` ${t("wallUnit")}`) : null,
-      s ? el("a", { class: "rules-link", href: `#/help/${s.table.rules.name}?room=${code}` }, presetLine(s.table.rules)) : null,
+      s ? el("a", { class: "rules-link", href: `#/help/${encodeURIComponent(s.table.rules.name)}?room=${code}` }, presetLine(s.table.rules)) : null,
       ui.connected || ui.fatal ? null : el("span", { class: "banner reconnecting", role: "status" }, t("reconnecting")),
       el("span", { class: "spacer" }),
       button(muted() ? t("unmute") : t("mute"), () => (toggleMute(), render()), "mute"),
       // the room's own rules (a 泸州 table's 帮助 once opened the QQ rules)
-      el("a", { class: "link help-link", href: s ? `#/help/${s.table.rules.name}?room=${code}` : "#/help" }, t("help")),
+      el("a", { class: "link help-link", href: s ? `#/help/${encodeURIComponent(s.table.rules.name)}?room=${code}` : "#/help" }, t("help")),
       button(t("language"), () => (toggleLang(), render()), "lang"),
     );
   }

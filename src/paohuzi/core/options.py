@@ -226,9 +226,13 @@ def applying(rules: Ruleset) -> list[str]:
     (False, True)
     >>> "xingjia" in applying(Ruleset.preset("luzhou", players=2))
     False
+    >>> "xingjia_paid" in applying(Ruleset.preset("hunan")), "xingjia_paid" in applying(
+    ...     Ruleset.preset("hunan", xingjia=True))
+    (False, True)
     """
     return [field.name for field in dataclasses.fields(Ruleset)
-            if field.name not in HIDDEN and _APPLIES.get(field.name, _always)(rules)]
+            if field.name not in HIDDEN and _APPLIES.get(field.name, _always)(rules)
+            and (field.name != "xingjia_paid" or rules.xingjia)]  # paid: a seat out
 
 
 def option(key: str) -> OptionSpec:
