@@ -334,6 +334,11 @@ def test_quick_play_shows_the_presets_own_zuodi_and_sends_what_it_shows(browser,
     context = browser.new_context(viewport=PHONE_LANDSCAPE, has_touch=True)
     page = context.new_page()
     enter(page, srv.base, "快速泸州")
+    # the levels weaker than the hall's computer are practice: their hands count for no level
+    levels = dict(page.eval_on_selector_all(
+        "select[name=level] option", "os => os.map(o => [o.value, o.textContent])"))
+    assert "练习" in levels["easy"] and "练习" in levels["random"]
+    assert "练习" not in levels["normal"] and "练习" not in levels["hard"]
     page.select_option("select[name=quick-preset]", "luzhou")
     box = page.locator("input[name=quick-xingjia]")
     assert box.is_visible() and box.is_checked()

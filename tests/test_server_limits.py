@@ -152,7 +152,7 @@ def farm_once(srv: LiveServer, **stakes: Any) -> tuple[dict[str, Any], int]:
     _, accomplice = srv.player("accomplice")
 
     async def go() -> int:
-        code = srv.room(farmer, seats=["human", "human", "heuristic"], timer=60,
+        code = srv.room(farmer, seats=["human", "human", "normal"], timer=60,
                         bot_delay=0.2, next_delay=600, **stakes)
         a = await seated(srv, code, farmer, 0)
         b = await seated(srv, code, accomplice, 1)
@@ -255,6 +255,26 @@ def test_seats_sharing_an_address_keep_their_losses_and_gain_nothing(srv):
     board = httpx.get(f"{srv.base}/api/leaderboard").json()
     assert not [row for row in board["players"]
                 if str(row["nickname"]).startswith("同址") and row["points"] > 0], board
+
+
+def test_a_hand_against_a_computer_weaker_than_the_halls_is_practice(srv):
+    """A review farmed +387 points and a level in 40 unattended hands of a quick room
+    against ``random`` computers (the ladder: +11 points a hand). A hand against a
+    computer weaker than the one the hall seats (``normal``) counts toward no lifetime
+    total; it is played and recorded as usual."""
+    from paohuzi.server.client import BotClient
+    from paohuzi.server.economy import COMPUTER_RANK
+
+    assert srv.server.matchmaker.settings.computer == "normal"
+    assert COMPUTER_RANK["easy"] < COMPUTER_RANK["normal"] <= COMPUTER_RANK["hard"]
+    _, token = srv.player("练习")
+    code = srv.quick(token, level="easy", bot_delay=0, timer=60, next_delay=600)
+    bot = BotClient(srv.ws_url(code), token, seat=0, seed=4)
+    asyncio.run(bot.play(1, timeout=90))
+    me = httpx.get(f"{srv.base}/api/me", headers=auth(token)).json()
+    assert me["games"], "the hand is recorded"
+    player = me["player"]
+    assert (player["hands"], player["points"], player["beans"]) == (0, 0, STARTING_BEANS)
 
 
 def test_the_seats_sharing_an_address_are_those_two_were_played_from() -> None:

@@ -14,6 +14,7 @@ from paohuzi.core.options import catalog
 from paohuzi.game.record import replay
 from paohuzi.server.client import BotClient
 from paohuzi.server.economy import STARTING_BEANS
+from paohuzi.server.matchmaking import MatchSettings
 
 pytest.importorskip("starlette")
 
@@ -31,7 +32,9 @@ ROOMS: list[dict[str, Any]] = [
 @pytest.fixture(scope="module")
 def srv(module_database):
     """A live server on each backend (SQLite, PostgreSQL: conftest.module_database)."""
-    with live_server(module_database) as server:
+    # its hall seats the quick computers the tests play against: their hands count
+    # lifetime, as hands against the hall's computer do (Server.rate)
+    with live_server(module_database, match=MatchSettings(computer="random")) as server:
         yield server
 
 

@@ -19,9 +19,15 @@ from paohuzi.server import settlement
 from paohuzi.server.backends import open_storage
 from paohuzi.server.economy import STARTING_BEANS
 from paohuzi.server.fairness import EntropyError, Shuffle
+from paohuzi.server.matchmaking import MatchSettings
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server
 from paohuzi.server.table import RoomConfig, Table
+
+RANDOM_HALL = MatchSettings(computer="random")
+"""A server whose hall seats ``random`` computers: hands against them count lifetime, as
+hands against its hall's computer do (the tests' quick computers; a server seating
+``normal`` ones takes hands against weaker computers for practice)."""
 
 # ---- the seed exploit, over the wire --------------------------------------------------
 
@@ -172,7 +178,7 @@ STEPS = [(step, always) for step in ("record", "rate", "updates")
 @pytest.mark.parametrize(("step", "always"), STEPS)
 def test_settlement_survives_a_failure_at_each_step(database, monkeypatch, step, always):
     monkeypatch.setattr(settlement, "RETRY_DELAYS", (0.01,))
-    server = Server(open_storage(database))
+    server = Server(open_storage(database), match=RANDOM_HALL)
 
     async def go() -> list[Shuffle]:
         runtime = _runtime(server)
@@ -211,7 +217,7 @@ def test_settlement_survives_a_failure_at_each_step(database, monkeypatch, step,
 
 
 def test_a_hand_left_unsettled_by_a_crash_is_settled_on_restore(database, monkeypatch):
-    server = Server(open_storage(database))
+    server = Server(open_storage(database), match=RANDOM_HALL)
     backend = type(server.storage)
     monkeypatch.setattr(backend, "settle_hand", _failing(backend.settle_hand, True))
 
@@ -228,7 +234,7 @@ def test_a_hand_left_unsettled_by_a_crash_is_settled_on_restore(database, monkey
             runtime.settle_retry.cancel()
     server.storage.close()  # "crash": nothing of the settlement was written
     monkeypatch.undo()
-    again = Server(open_storage(database))
+    again = Server(open_storage(database), match=RANDOM_HALL)
     try:
         assert again.restore() == 1
         runtime = again.runtimes[code]
@@ -338,7 +344,7 @@ def test_a_database_that_refuses_every_settlement_deals_no_hand(database, monkey
     """While nothing can be written the table waits (no deal over an unsettled hand),
     and settles once the database works again."""
     monkeypatch.setattr(settlement, "RETRY_DELAYS", (0.01,))
-    server = Server(open_storage(database))
+    server = Server(open_storage(database), match=RANDOM_HALL)
 
     async def go() -> None:
         runtime = _runtime(server)
@@ -386,7 +392,7 @@ def test_the_xingjia_share_reaches_his_totals_and_history(database):
     """The 醒家 sits the hand out and is paid by the losers (§9): his share reaches his
     lifetime points and beans, and the hand is in his history (issue 11 saw match −54
     against lifetime −60)."""
-    server = Server(open_storage(database))
+    server = Server(open_storage(database), match=RANDOM_HALL)
 
     async def go() -> None:
         table = server.create_room({"rules": "hunan", "xingjia": True, "claim_window": 0.01,

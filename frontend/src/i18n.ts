@@ -28,6 +28,7 @@ const TEXT = {
   rating: { zh: "等级分", en: "Rating" },
   pastGames: { zh: "历史牌局", en: "Past games" },
   replay: { zh: "回放", en: "Replay" },
+  practice: { zh: "练习，不计等级", en: "practice, unranked" },
   replayFailed: { zh: "无法回放这局", en: "This game cannot be replayed" },
   noGames: { zh: "还没有牌局", en: "No games yet" },
   wall: { zh: "剩余", en: "Left" },

@@ -29,7 +29,7 @@ interface Catalog {
   room_options: OptionSpec[];
   changci: { key: string; title: string; english: string; multiplier: number; entry: number }[];
   levels: { number: number; title: string; english: string; min_points: number }[];
-  computers: Choice[];
+  computers: (Choice & { practice?: boolean })[]; // practice: its hands count toward nothing lifetime
   economy: { starting_beans: number; relief: number; relief_below: number };
 }
 
@@ -156,7 +156,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
   quickPreset.addEventListener("change", showXingjia);
   showXingjia();
   const level = el("select", { name: "level" }) as HTMLSelectElement;
-  for (const c of cat.computers) level.append(el("option", { value: String(c.value) }, say(c.label)));
+  for (const c of cat.computers) level.append(el("option", { value: String(c.value) }, c.practice ? `${say(c.label)} · ${t("practice")}` : say(c.label)));
   level.value = "normal";
   const [, quickChangci] = roomOption(cat, "changci", "quick-changci");
   const [, quickHands] = roomOption(cat, "hands", "quick-hands");
@@ -212,7 +212,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
     seatSelects = Array.from({ length: seatCount() }, (_, i) => {
       const s = el("select", { name: `seat${i}` }) as HTMLSelectElement;
       s.append(el("option", { value: "human" }, t("human")));
-      for (const c of cat.computers) s.append(el("option", { value: String(c.value) }, `${t("computer")} · ${say(c.label)}`));
+      for (const c of cat.computers) s.append(el("option", { value: String(c.value) }, `${t("computer")} · ${say(c.label)}${c.practice ? ` · ${t("practice")}` : ""}`));
       s.value = kept[i] ?? (i === 0 ? "human" : "normal");
       return s;
     });

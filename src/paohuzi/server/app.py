@@ -334,7 +334,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         return Response(body, media_type="application/json")
 
     async def presets(request: Request) -> Response:
-        return JSONResponse(hall.lobby_catalog())
+        return JSONResponse(hall.lobby_catalog(server.matchmaker.settings.computer))
 
     async def leaderboard(request: Request) -> Response:
         try:

@@ -19,8 +19,8 @@ from typing import Any
 
 from paohuzi.core.errors import PaohuziError
 
-__all__ = ["CHANGCI", "DEFAULT_CHANGCI", "RELIEF", "RELIEF_BELOW", "STARTING_BEANS",
-           "Changci", "EconomyError", "EntryRefused", "ReliefRefused", "changci",
+__all__ = ["CHANGCI", "COMPUTER_RANK", "DEFAULT_CHANGCI", "RELIEF", "RELIEF_BELOW",
+           "STARTING_BEANS", "Changci", "EconomyError", "EntryRefused", "ReliefRefused", "changci",
            "check_entry", "pay", "utc_day"]
 
 STARTING_BEANS = 2000
@@ -136,3 +136,12 @@ def utc_day(now: float | None = None) -> str:
     '1970-01-01'
     """
     return time.strftime("%Y-%m-%d", time.gmtime(time.time() if now is None else now))
+
+
+COMPUTER_RANK: dict[str, int] = {"random": 0, "easy": 1, "heuristic": 2, "search": 3,
+                                 "normal": 3, "hard": 4, "expert": 2}
+"""The computer players from weakest to strongest (the README's ladder; ``expert`` plays as
+the heuristic). A hand against a computer weaker than the one the hall seats
+(``MatchSettings.computer``, ``normal``; ``Server.rate``) is practice: it counts toward no lifetime
+total (a review farmed +387 points and a level in 40 unattended hands against ``random``,
++11 points a hand on the ladder)."""

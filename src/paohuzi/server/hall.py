@@ -27,6 +27,7 @@ from paohuzi.core.options import catalog
 from paohuzi.players import PLAYER_NAMES
 from paohuzi.server.economy import (
     CHANGCI,
+    COMPUTER_RANK,
     DEFAULT_CHANGCI,
     RELIEF,
     RELIEF_BELOW,
@@ -66,10 +67,13 @@ ROOM_LABELS: dict[str, dict[str, str]] = {
 }
 
 
-def lobby_catalog() -> dict[str, Any]:
+def lobby_catalog(hall_computer: str = "normal") -> dict[str, Any]:
     """Everything a lobby's forms are built from: the core's presets and rule options
     (their bounds narrowed to a room's stakes, docs/protocol.md), the room options, the
-    场次, the levels (§8), the computer players and the starting balance."""
+    场次, the levels (§8), the computer players (``practice``: weaker than the hall's
+    ``hall_computer``, so a hand against one counts toward no lifetime total) and the
+    starting balance."""
+    floor = COMPUTER_RANK.get(hall_computer, 0)
     data = catalog()
     for spec in data["options"]:
         if spec["key"] in STAKES:
@@ -90,7 +94,8 @@ def lobby_catalog() -> dict[str, Any]:
         "changci": [c.to_json() for c in CHANGCI],
         "levels": [{"number": i + 1, **lv} for i, lv in enumerate(levels())],
         "computers": [{"value": name, "label": COMPUTER_LABELS.get(name, {"zh": name,
-                                                                          "en": name})}
+                                                                          "en": name}),
+                       "practice": COMPUTER_RANK.get(name, 0) < floor}
                       for name in PLAYER_NAMES],
         "economy": {"starting_beans": STARTING_BEANS, "relief": RELIEF,
                     "relief_below": RELIEF_BELOW},

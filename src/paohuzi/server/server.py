@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from paohuzi.core.kinds import EndReason
 from paohuzi.core.settlement import beans_of
+from paohuzi.server.economy import COMPUTER_RANK
 from paohuzi.server.limits import Limiter, Limits, OpenCount
 from paohuzi.server.matchmaking import Matchmaker, MatchSettings
 from paohuzi.server.pgstorage import LeaseLostError
@@ -306,6 +307,10 @@ class Server:
         a partner's address to void a losing hand only keeps its loss)."""
         if not table.config.standard_stakes:
             return []
+        floor = COMPUTER_RANK.get(self.matchmaker.settings.computer, 0)
+        if any(table.seats[i].kind != "human" and COMPUTER_RANK.get(table.seats[i].kind, 0) < floor
+               for i in summary.players):
+            return []  # practice against a weaker computer than the hall's: no level
         if not self.matchmaker.settings.distinct_addresses:
             sharing = None
         sharing = sharing or set()
