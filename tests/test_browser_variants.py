@@ -334,11 +334,16 @@ def test_quick_play_shows_the_presets_own_zuodi_and_sends_what_it_shows(browser,
     context = browser.new_context(viewport=PHONE_LANDSCAPE, has_touch=True)
     page = context.new_page()
     enter(page, srv.base, "快速泸州")
-    # the levels weaker than the hall's computer are practice: their hands count for no level
-    levels = dict(page.eval_on_selector_all(
-        "select[name=level] option", "os => os.map(o => [o.value, o.textContent])"))
-    assert "练习" in levels["easy"] and "练习" in levels["random"]
-    assert "练习" not in levels["normal"] and "练习" not in levels["hard"]
+    # the levels weaker than the hall's computer are practice: their hands count for no
+    # level, said when one is chosen
+    note = page.locator("[data-name=practice-note]")
+    assert not note.is_visible()  # normal, the default
+    for level, practice in (("easy", True), ("random", True), ("hard", False)):
+        page.select_option("select[name=level]", level)
+        assert note.is_visible() == practice, level
+    page.select_option("select[name=level]", "easy")
+    assert "练习" in note.inner_text() and "不计" in note.inner_text()
+    page.select_option("select[name=level]", "normal")
     page.select_option("select[name=quick-preset]", "luzhou")
     box = page.locator("input[name=quick-xingjia]")
     assert box.is_visible() and box.is_checked()

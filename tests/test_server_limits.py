@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import socket
 import threading
 import time
@@ -212,9 +213,14 @@ def test_seats_sharing_an_address_keep_their_losses_and_gain_nothing(srv):
                     bot_delay=0, next_delay=600)
 
     async def sit_and_idle() -> list[dict[str, Any]]:
-        """Three seats held from one address, none answering: 托管 plays them (its wins
-        are theirs); the next hand is asked for until one is won."""
-        conns = [await seated(srv, code, token, seat) for seat, token in enumerate(tokens)]
+        """Three seats held from one address: seat 0 plays (a bot that wins when it
+        can), the two others never answer and 托管 plays them (its wins are theirs; a
+        table whose every person is in 托管 pauses, so one plays); the next hand is
+        asked for until one is won, and then no more is dealt."""
+        from paohuzi.server.client import BotClient
+
+        conns = [await seated(srv, code, token, seat)
+                 for seat, token in enumerate(tokens) if seat]
 
         async def drain(conn: Conn) -> None:  # read what comes (keep-alive pongs too)
             with contextlib.suppress(websockets.ConnectionClosed):
@@ -222,9 +228,13 @@ def test_seats_sharing_an_address_keep_their_losses_and_gain_nothing(srv):
                     pass
 
         readers = [asyncio.create_task(drain(conn)) for conn in conns]
-        deadline = time.monotonic() + 120
+        rng = random.Random(3)
+        bot = BotClient(srv.ws_url(code), tokens[0], seat=0, keep_messages=False,
+                        choose=lambda legal, _: "hu" if "hu" in legal else rng.choice(legal))
+        playing = asyncio.create_task(bot.play(100, timeout=400))
+        deadline = time.monotonic() + 400  # hands of 0.5 s timers: slow on a loaded machine
         records: list[dict[str, Any]] = []
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not playing.done():
             await asyncio.sleep(0.2)
             found = srv.server.storage.games_in_room(code)
             if len(found) == len(records):
@@ -232,8 +242,9 @@ def test_seats_sharing_an_address_keep_their_losses_and_gain_nothing(srv):
             records = found
             if records[-1]["result"].get("winner") is not None:
                 break
-            for conn in conns:  # a drawn hand: the next one
+            for conn in conns:  # a drawn hand: the next one (the bot asks by itself)
                 await conn.send({"type": "next"})
+        playing.cancel()
         for conn in conns:
             await conn.ws.close()
         await asyncio.gather(*readers)
@@ -522,17 +533,20 @@ def test_a_record_that_no_longer_replays_is_a_clear_error_not_a_crash(srv, monke
         (stored,) = storage._db.execute("SELECT record FROM games WHERE public_id = ?",
                                         (game_id,)).fetchone()
         record = json.loads(stored)
-        record["actions"][0]["seat"] = 7  # no such seat: the first step cannot replay
+        # no such seat: this step cannot replay (the hand may have ended with no action:
+        # the player left at his first decision)
+        record["actions"].append({"seat": 7, "action": "pass"})
+        bad = len(record["actions"]) - 1
         storage._db.execute("UPDATE games SET record = ? WHERE public_id = ?",
                             (json.dumps(record), game_id))
     for _ in range(2):
         reply = httpx.get(f"{srv.base}/api/games/{game_id}/steps", headers=auth(token))
         assert reply.status_code == 422, reply.text
         message = reply.json()["error"]
-        assert "action 0" in message and f"/api/games/{game_id}" in message, message
+        assert f"action {bad}" in message and f"/api/games/{game_id}" in message, message
     assert len(calls) == 1
     kept = httpx.get(f"{srv.base}/api/games/{game_id}", headers=auth(token))
-    assert kept.status_code == 200 and kept.json()["actions"][0]["seat"] == 7
+    assert kept.status_code == 200 and kept.json()["actions"][bad]["seat"] == 7
 
 
 def test_a_failed_replay_is_kept_as_its_reason_and_raised_anew(monkeypatch):

@@ -28,7 +28,7 @@ const TEXT = {
   rating: { zh: "等级分", en: "Rating" },
   pastGames: { zh: "历史牌局", en: "Past games" },
   replay: { zh: "回放", en: "Replay" },
-  practice: { zh: "练习，不计等级", en: "practice, unranked" },
+  practice: { zh: "这一难度是练习：对局不计入积分、欢乐豆和等级。", en: "This level is practice: its hands count toward no points, beans or level." },
   replayFailed: { zh: "无法回放这局", en: "This game cannot be replayed" },
   noGames: { zh: "还没有牌局", en: "No games yet" },
   wall: { zh: "剩余", en: "Left" },

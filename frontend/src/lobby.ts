@@ -156,8 +156,17 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
   quickPreset.addEventListener("change", showXingjia);
   showXingjia();
   const level = el("select", { name: "level" }) as HTMLSelectElement;
-  for (const c of cat.computers) level.append(el("option", { value: String(c.value) }, c.practice ? `${say(c.label)} · ${t("practice")}` : say(c.label)));
+  for (const c of cat.computers) level.append(el("option", { value: String(c.value) }, say(c.label)));
   level.value = "normal";
+  // a level weaker than the hall's computer is practice (its hands count for no level):
+  // said under the form when chosen (in the options it would widen the select, and push
+  // 人机对战 off a phone's first screen)
+  const practiceNote = el("p", { class: "hint practice-note", "data-name": "practice-note" }, t("practice"));
+  const showPractice = () => {
+    practiceNote.hidden = !cat.computers.find((c) => String(c.value) === level.value)?.practice;
+  };
+  level.addEventListener("change", showPractice);
+  showPractice();
   const [, quickChangci] = roomOption(cat, "changci", "quick-changci");
   const [, quickHands] = roomOption(cat, "hands", "quick-hands");
   const quick = el("button", { class: "btn btn-quick", "data-name": "quick" }, t("playComputer"));
@@ -181,6 +190,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
       el("label", {}, t("hallChangci"), quickChangci),
       el("label", {}, t("hallHands"), quickHands),
       quick,
+      practiceNote,
     ),
   );
 
@@ -212,7 +222,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
     seatSelects = Array.from({ length: seatCount() }, (_, i) => {
       const s = el("select", { name: `seat${i}` }) as HTMLSelectElement;
       s.append(el("option", { value: "human" }, t("human")));
-      for (const c of cat.computers) s.append(el("option", { value: String(c.value) }, `${t("computer")} · ${say(c.label)}${c.practice ? ` · ${t("practice")}` : ""}`));
+      for (const c of cat.computers) s.append(el("option", { value: String(c.value) }, `${t("computer")} · ${say(c.label)}`));
       s.value = kept[i] ?? (i === 0 ? "human" : "normal");
       return s;
     });
