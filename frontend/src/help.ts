@@ -4,8 +4,8 @@
 
 import { roomRules, rulesOf, type Json } from "./api";
 import { card, el, split } from "./cards";
-import { currentLang, t, tf } from "./i18n";
-import { optionWords, presetName } from "./words";
+import { currentLang, t } from "./i18n";
+import { escapeFormula, optionWords, presetName } from "./words";
 
 const KIND_NAMES: Record<string, [string, string]> = {
   sentence: ["一句话", "sentence"],
@@ -242,7 +242,6 @@ function dealList(deal: Json): HTMLElement {
     ]);
   }
   const { bonus, base } = deal.escape;
-  const others = (deal.players ?? 3) - 1;
-  lines.push(["escape", `${t("leaveMidHand")} ${tf(others === 1 ? "leaveFormulaOne" : "leaveFormula", { bonus, base })}`]);
+  lines.push(["escape", `${t("leaveMidHand")} ${escapeFormula(deal.players ?? 3, bonus, base)}`]);
   return el("ul", { class: "deal-rules" }, ...lines.map(([key, text]) => el("li", { "data-rule": key }, text)));
 }

@@ -5,6 +5,7 @@
 import type { Json } from "./api";
 import { card, el, group, split } from "./cards";
 import { currentLang, t, type Key } from "./i18n";
+import { seatOutWord } from "./words";
 
 /** The word a scheme uses for 底 (qq 底, changde 等, hunan 囤). */
 const DI_WORD: Record<string, string> = { qq: "底", changde: "等", hunan: "囤" };
@@ -76,7 +77,7 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
       el(
         "tr",
         { class: "xingjia", "data-seat": String(x) },
-        el("td", { class: "who" }, `${seatName(x)} · ${t(s.table.rules.xingjia_paid === false ? "zuodi" : "xingjia")}`, levelBadge(s, x)),
+        el("td", { class: "who" }, `${seatName(x)} · ${seatOutWord(s.table.rules)}`, levelBadge(s, x)),
         el("td", {}, ""),
         el("td", { class: "pts" }, String(points)),
         el("td", { class: "beans" }, String(finished?.beans?.[x] ?? points * (s.table.rules.multiplier ?? 1))),

@@ -8,7 +8,7 @@ import { mountChat } from "./chat";
 import { t, tf, toggleLang, type Key } from "./i18n";
 import { levelBadge, settlementPanel } from "./settle";
 import { muted, play, toggleMute } from "./sound";
-import { presetName } from "./words";
+import { escapeFormula, presetName, seatOutWord } from "./words";
 
 const FORCED: Record<string, Key> = {
   ti: "ti",
@@ -441,7 +441,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       const points = rules.escape_bonus * rules.base;
       body.append(
         el("p", {}, t("leaveMidHand")),
-        el("p", { class: "formula" }, tf(rules.players === 2 ? "leaveFormulaOne" : "leaveFormula", { bonus: rules.escape_bonus, base: rules.base })),
+        el("p", { class: "formula" }, escapeFormula(rules.players, rules.escape_bonus, rules.base)),
         el("p", { class: "penalty" }, tf("leaveAtLeast", { points, beans: points * rules.multiplier })),
       );
     } else body.append(el("p", {}, t("leaveBetween")));
@@ -509,18 +509,20 @@ export function mountTable(root: HTMLElement, code: string): () => void {
   function topBar(): HTMLElement {
     const s = ui.state;
     const view = s?.view;
+    // the room's own rules (a 泸州 table's 帮助 once opened the QQ rules; a custom rules
+    // name may hold any text)
+    const rulesHref = s ? `#/help/${encodeURIComponent(s.table.rules.name)}?room=${code}` : "#/help";
     return el(
       "nav",
       { class: "topbar" },
       button(t("leave"), () => (s ? ((ui.leaving = true), render()) : (location.hash = "#/")), "leave"),
       el("span", { class: "room" }, `${t("roomCode")} `, el("code", { class: "room-code" }, code)),
       view ? el("span", { class: "wall" }, `${t("wall")} `, el("b", { class: "wall-count" }, String(view.wall)), ` ${t("wallUnit")}`) : null,
-      s ? el("a", { class: "rules-link", href: `#/help/${encodeURIComponent(s.table.rules.name)}?room=${code}` }, presetLine(s.table.rules)) : null,
+      s ? el("a", { class: "rules-link", href: rulesHref }, presetLine(s.table.rules)) : null,
       ui.connected || ui.fatal ? null : el("span", { class: "banner reconnecting", role: "status" }, t("reconnecting")),
       el("span", { class: "spacer" }),
       button(muted() ? t("unmute") : t("mute"), () => (toggleMute(), render()), "mute"),
-      // the room's own rules (a 泸州 table's 帮助 once opened the QQ rules)
-      el("a", { class: "link help-link", href: s ? `#/help/${encodeURIComponent(s.table.rules.name)}?room=${code}` : "#/help" }, t("help")),
+      el("a", { class: "link help-link", href: rulesHref }, t("help")),
       button(t("language"), () => (toggleLang(), render()), "lang"),
     );
   }
@@ -577,7 +579,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       view.dipai ? el("div", { class: "liangzhang dipai", "data-name": "dipai" }, `${t("dipai")} `, card(view.dipai, "mini")) : null,
       // who sits this hand out (醒家 / 坐底): his seat box is not on the board
       s.table.xingjia !== null && s.table.xingjia !== undefined && !view.result
-        ? el("div", { class: "seat-out", "data-name": "seat-out" }, `${t(s.table.rules.xingjia_paid === false ? "zuodi" : "xingjia")} `, el("b", {}, seatName(s.table.xingjia)))
+        ? el("div", { class: "seat-out", "data-name": "seat-out" }, `${seatOutWord(s.table.rules)} `, el("b", {}, seatName(s.table.xingjia)))
         : null,
       ui.flash ? el("div", { class: "flash", role: "status" }, ui.flash) : null,
       ticker,

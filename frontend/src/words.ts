@@ -3,7 +3,7 @@
 // hand ended. Nothing about the rules is written here: every label is the server's.
 
 import type { Json } from "./api";
-import { currentLang, t, type Key } from "./i18n";
+import { currentLang, t, tf, type Key } from "./i18n";
 
 type Label = { zh: string; en: string };
 
@@ -49,4 +49,16 @@ const REASONS: Record<string, Key> = {
 /** How a hand ended, in words ("hu" → 胡牌, "huangzhuang" → 荒庄, "escape" → 逃跑). */
 export function reasonWords(reason: string): string {
   return REASONS[reason] ? t(REASONS[reason]) : reason;
+}
+
+/** The name of the seat that sits the hand out under these rules: the 醒家 (paid) or
+ * 泸州's 坐底 (neither pays nor is paid; rulesdoc's ``seat_out`` says the same). */
+export function seatOutWord(rules: Json): string {
+  return t(rules.xingjia_paid === false ? "zuodi" : "xingjia");
+}
+
+/** The escape penalty's formula (§7.4) for a table of ``players``: H is the other
+ * player's 胡息 at two seats, the other two's at three. */
+export function escapeFormula(players: number, bonus: number, base: number): string {
+  return tf(players === 2 ? "leaveFormulaOne" : "leaveFormula", { bonus, base });
 }

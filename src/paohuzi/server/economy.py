@@ -21,7 +21,7 @@ from paohuzi.core.errors import PaohuziError
 
 __all__ = ["CHANGCI", "COMPUTER_RANK", "DEFAULT_CHANGCI", "RELIEF", "RELIEF_BELOW",
            "STARTING_BEANS", "Changci", "EconomyError", "EntryRefused", "ReliefRefused", "changci",
-           "check_entry", "pay", "utc_day"]
+           "check_entry", "pay", "practice", "utc_day"]
 
 STARTING_BEANS = 2000
 """Beans a new player starts with."""
@@ -145,3 +145,13 @@ the heuristic). A hand against a computer weaker than the one the hall seats
 (``MatchSettings.computer``, ``normal``; ``Server.rate``) is practice: it counts toward no lifetime
 total (a review farmed +387 points and a level in 40 unattended hands against ``random``,
 +11 points a hand on the ladder)."""
+
+
+def practice(computer: str, hall_computer: str) -> bool:
+    """Whether a hand against ``computer`` is practice on a server whose hall seats
+    ``hall_computer`` (:data:`COMPUTER_RANK`; an unknown name ranks lowest).
+
+    >>> practice("easy", "normal"), practice("hard", "normal"), practice("random", "random")
+    (True, False, False)
+    """
+    return COMPUTER_RANK.get(computer, 0) < COMPUTER_RANK.get(hall_computer, 0)

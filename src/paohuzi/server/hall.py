@@ -27,12 +27,12 @@ from paohuzi.core.options import catalog
 from paohuzi.players import PLAYER_NAMES
 from paohuzi.server.economy import (
     CHANGCI,
-    COMPUTER_RANK,
     DEFAULT_CHANGCI,
     RELIEF,
     RELIEF_BELOW,
     STARTING_BEANS,
     ReliefRefused,
+    practice,
     utc_day,
 )
 from paohuzi.server.inputs import BadInput
@@ -73,7 +73,6 @@ def lobby_catalog(hall_computer: str = "normal") -> dict[str, Any]:
     场次, the levels (§8), the computer players (``practice``: weaker than the hall's
     ``hall_computer``, so a hand against one counts toward no lifetime total) and the
     starting balance."""
-    floor = COMPUTER_RANK.get(hall_computer, 0)
     data = catalog()
     for spec in data["options"]:
         if spec["key"] in STAKES:
@@ -95,7 +94,7 @@ def lobby_catalog(hall_computer: str = "normal") -> dict[str, Any]:
         "levels": [{"number": i + 1, **lv} for i, lv in enumerate(levels())],
         "computers": [{"value": name, "label": COMPUTER_LABELS.get(name, {"zh": name,
                                                                           "en": name}),
-                       "practice": COMPUTER_RANK.get(name, 0) < floor}
+                       "practice": practice(name, hall_computer)}
                       for name in PLAYER_NAMES],
         "economy": {"starting_beans": STARTING_BEANS, "relief": RELIEF,
                     "relief_below": RELIEF_BELOW},

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from paohuzi.core.kinds import EndReason
 from paohuzi.core.settlement import beans_of
-from paohuzi.server.economy import COMPUTER_RANK
+from paohuzi.server.economy import practice
 from paohuzi.server.limits import Limiter, Limits, OpenCount
 from paohuzi.server.matchmaking import Matchmaker, MatchSettings
 from paohuzi.server.pgstorage import LeaseLostError
@@ -307,13 +307,12 @@ class Server:
         a partner's address to void a losing hand only keeps its loss)."""
         if not table.config.standard_stakes:
             return []
-        floor = COMPUTER_RANK.get(self.matchmaker.settings.computer, 0)
-        if any(table.seats[i].kind != "human" and COMPUTER_RANK.get(table.seats[i].kind, 0) < floor
+        settings = self.matchmaker.settings
+        if any(table.seats[i].kind != "human" and practice(table.seats[i].kind, settings.computer)
                for i in summary.players):
             return []  # practice against a weaker computer than the hall's: no level
-        if not self.matchmaker.settings.distinct_addresses:
-            sharing = None
-        sharing = sharing or set()
+        if not (sharing and settings.distinct_addresses):
+            sharing = set()
         seated = [*summary.players] + ([summary.xingjia] if summary.xingjia is not None else [])
         # the 醒家 sits the hand out but is paid (or pays nothing): his totals count it too
         humans = [(i, table.seats[i].player) for i in seated
