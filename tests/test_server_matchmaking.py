@@ -93,6 +93,8 @@ def test_an_anchor_at_his_room_cap_holds_nobody_up():
     from paohuzi.server.roombounds import TooManyOpenRooms
 
     class CappedServer:
+        storage = SQLiteStorage(":memory:")  # nobody in it: every entry minimum met (0)
+
         async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
             raise TooManyOpenRooms(f"player {creator.player}: too many open rooms")
 
@@ -189,6 +191,49 @@ def test_hall_rooms_are_known_again_after_a_restart(tmp_path):
     assert [s.kind for s in again.runtimes[code].table.seats] == ["human", "normal", "normal"]
     again.pool.close()
     again.storage.close()
+
+
+def test_the_entry_minimum_is_checked_again_when_a_person_is_seated(tmp_path):
+    """N40: a person who lost beans at another table while he waited was seated at a
+    场次 whose entry minimum he no longer met (it was checked only when he queued). He
+    leaves the queue unseated, his status says why, and the others of his group are
+    seated without him the next pass."""
+    import dataclasses
+
+    server = Server(SQLiteStorage(str(tmp_path / "entry.db")), computer_processes=False,
+                    match=MatchSettings(wait=0.0, distinct_addresses=False))
+    mm = server.matchmaker
+    recs = [server.storage.create_player(f"p{i}", beans=1500)[0] for i in range(3)]
+    for i, rec in enumerate(recs):
+        mm.join(rec, f"10.0.0.{i + 1}", "chuji", "qq", now=float(i))
+    poorer = recs[1].id
+    stored = server.storage.player
+
+    def player(pid: int) -> Any:  # p1 lost 1,000 beans elsewhere meanwhile
+        rec = stored(pid)
+        return dataclasses.replace(rec, beans=500) if pid == poorer and rec else rec
+
+    server.storage.player = player  # type: ignore[method-assign]
+    assert asyncio.run(mm.tick(now=5.0)) == 0  # the group held p1: nobody seated
+    status = mm.status(poorer)
+    assert status["status"] == "refused"
+    assert "needs at least 1000 beans" in status["reason"] and "you hold 500" in status["reason"]
+    assert mm.queue.ticket(poorer) is None
+    assert asyncio.run(mm.tick(now=6.0)) == 2  # the other two, without him
+    code = mm.seated[recs[0].id].code
+    assert server.runtimes[code].table.seat_of_player(poorer) is None
+    assert mm.status(poorer)["status"] == "refused"
+    # a placement at a room with a free computer seat is checked the same way
+    mm.refused.clear()
+    server.storage.player = stored  # type: ignore[method-assign]
+    mm.join(recs[1], "10.0.0.2", "chuji", "qq", now=7.0)
+    assert mm.status(poorer)["status"] == "waiting"
+    server.storage.player = player  # type: ignore[method-assign]
+    assert asyncio.run(mm._place(Placement(mm.queue.leave(poorer), code))) == 0
+    assert mm.status(poorer)["status"] == "refused"
+    assert server.runtimes[code].table.seat_of_player(poorer) is None
+    server.pool.close()
+    server.storage.close()
 
 
 # ---- quick chat ----------------------------------------------------------------------

@@ -197,3 +197,24 @@ def test_a_hall_room_on_one_process_takes_a_person_queued_through_another(
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_refusal_is_read_through_every_process_and_replaces_an_old_seat(
+        redis_url: str) -> None:
+    """One taken out of the queue unseated (the entry minimum, checked again at seating)
+    is told why by whichever process he asks, not sent to where he sat before; queueing
+    again forgets it."""
+    import redis
+
+    from paohuzi.server.matchmaking import Seated, SharedQueue
+
+    client = redis.Redis.from_url(redis_url)
+    one, other = (SharedQueue(client, 20.0, True, TTL) for _ in range(2))
+    player = 987_654
+    one.note_seated(player, Seated("old1", 0, 2, False))
+    assert other.seated(player) == Seated("old1", 0, 2, False)
+    one.note_refused(player, "初级场 (Junior room) needs at least 1000 beans to sit")
+    assert other.refused(player) == "初级场 (Junior room) needs at least 1000 beans to sit"
+    assert other.seated(player) is None
+    other.forget_refused(player)
+    assert one.refused(player) is None

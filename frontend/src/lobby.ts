@@ -357,6 +357,11 @@ function mountHall(root: HTMLElement, cat: Catalog, fail: (e: unknown) => void):
         location.hash = `#/room/${s.code}`;
         return;
       }
+      if (s.status === "refused") {
+        // taken out of the queue unseated: he no longer meets the 场次's entry minimum
+        status.replaceChildren(el("span", { class: "refused", "data-name": "match-refused" }, String(s.reason)));
+        return;
+      }
       if (s.status === "waiting") {
         const left = Math.max(0, Math.ceil(s.wait - s.waited));
         const cancel = el("button", { class: "btn btn-cancel", "data-name": "match-cancel" }, say(HALL.cancel));

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.players import PLAYER_NAMES
-from paohuzi.server.economy import EconomyError, changci, check_entry
+from paohuzi.server.economy import EconomyError, EntryRefused, changci, check_entry
 from paohuzi.server.hall import Census, hall_counts
 from paohuzi.server.roombounds import Creator, RoomLimitError, TooManyOpenRooms, address_key
 
@@ -567,6 +567,19 @@ class SharedQueue:
         """Where ``player`` was seated, readable by every process for an hour."""
         self.redis.set(f"{_PREFIX}seated:{player}", json.dumps(seated.to_json()), ex=3600)
 
+    def note_refused(self, player: int, reason: str) -> None:
+        """Why ``player`` left the queue unseated (:meth:`Matchmaker.refuse`), readable by
+        every process for ten minutes (instead of where he was seated before)."""
+        self.redis.delete(f"{_PREFIX}seated:{player}")
+        self.redis.set(f"{_PREFIX}refused:{player}", reason, ex=600)
+
+    def refused(self, player: int) -> str | None:
+        text = self.redis.get(f"{_PREFIX}refused:{player}")
+        return None if text is None else _text(text)
+
+    def forget_refused(self, player: int) -> None:
+        self.redis.delete(f"{_PREFIX}refused:{player}")
+
     def seated(self, player: int) -> Seated | None:
         text = self.redis.get(f"{_PREFIX}seated:{player}")
         if text is None:
@@ -587,6 +600,7 @@ class Matchmaker:
         self.clock: Callable[[], float] = time.monotonic  # what tickets' ``since`` count
         self.rooms: dict[str, Key] = {}
         self.seated: dict[int, Seated] = {}
+        self.refused: dict[int, str] = {}  # why a person left the queue unseated
         self.addresses: dict[int, str] = {}  # the address a seated person queued from
         self.last_tick_seconds = 0.0
 
@@ -617,14 +631,18 @@ class Matchmaker:
                         tier.key, preset, self.clock() if now is None else now)
         self.queue.join(ticket)
         self.seated.pop(rec.id, None)
+        self.refused.pop(rec.id, None)
+        if isinstance(self.queue, SharedQueue):
+            self.queue.forget_refused(rec.id)
         return self.status(rec.id)
 
     def leave(self, player: int) -> bool:
         return self.queue.leave(player) is not None
 
     def status(self, player: int, now: float | None = None) -> dict[str, Any]:
-        """``waiting`` (with seconds waited and people in that queue), ``seated`` (where)
-        or ``idle``."""
+        """``waiting`` (with seconds waited and people in that queue), ``seated`` (where),
+        ``refused`` (taken out of the queue, with the ``reason``: :meth:`refuse`) or
+        ``idle``."""
         ticket = self.queue.ticket(player)
         if ticket is not None:
             now = self.clock() if now is None else now
@@ -632,8 +650,13 @@ class Matchmaker:
                     "waited": round(now - ticket.since, 1), "wait": self.settings.wait,
                     "waiting": self.queue.waiting(ticket.key)}
         seated = self.seated.get(player)
-        if seated is None and isinstance(self.queue, SharedQueue):
-            seated = self.queue.seated(player)  # seated by another process
+        if seated is not None:
+            return seated.to_json()
+        shared = self.queue if isinstance(self.queue, SharedQueue) else None
+        reason = self.refused.get(player) or (shared.refused(player) if shared else None)
+        if reason is not None:
+            return {"status": "refused", "reason": reason}
+        seated = shared.seated(player) if shared else None  # seated by another process
         return seated.to_json() if seated is not None else {"status": "idle"}
 
     def hall(self) -> list[dict[str, Any]]:
@@ -697,8 +720,31 @@ class Matchmaker:
                     self.addresses.get(p, "") for p in people if p is not None)))
         return rooms
 
+    def refuse(self, ticket: Ticket) -> bool:
+        """Take ``ticket`` out of the queue unseated if its player no longer meets his
+        场次's entry minimum (N40: he may have lost beans at another table while he
+        waited; the minimum was checked when he queued); whether it did. His status then
+        says why."""
+        rec = self.server.storage.player(ticket.player)
+        try:
+            check_entry(changci(ticket.changci), rec.beans if rec is not None else 0)
+        except EntryRefused as exc:
+            reason = str(exc)
+        else:
+            return False
+        self.seated.pop(ticket.player, None)
+        self.refused[ticket.player] = reason
+        if isinstance(self.queue, SharedQueue):
+            self.queue.note_refused(ticket.player, reason)
+        return True
+
     async def _seat_group(self, group: Group) -> int:
         changci_key, preset = group.key
+        kept = [t for t in group.people if not self.refuse(t)]
+        if len(kept) < len(group.people):  # the others wait on as they were, regrouped
+            for ticket in kept:
+                self.queue.join(ticket)
+            return 0
         computers = group.seats - len(group.people)
         options = {**self.settings.options, "rules": preset, "changci": changci_key,
                    "seats": ["human"] * len(group.people) + [self.settings.computer] * computers}
@@ -739,6 +785,8 @@ class Matchmaker:
     async def _place(self, placement: Placement) -> int:
         runtime = self.server.runtimes.get(placement.code)
         ticket = placement.ticket
+        if self.refuse(ticket):
+            return 0
         if runtime is None:  # the room ended meanwhile: back to the queue
             self.queue.join(ticket)
             return 0
