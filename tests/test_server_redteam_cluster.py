@@ -205,3 +205,70 @@ def test_the_owner_checks_who_a_forwarded_connection_is(postgres_url: str,
     finally:
         a.stop()
         b.stop()
+
+
+# ---- the relay to a room's owner -----------------------------------------------------
+
+def test_a_relayed_client_that_reads_nothing_is_cut_off(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """The connection another process relays to a room's owner (cluster.forward) awaited
+    each send to its client without a bound: a client that read nothing held the relay,
+    and its connection to the owner, open for as long as it kept its socket. Now a
+    message not taken within SEND_TIMEOUT cuts it off (1013), and a close frame not taken
+    either aborts the connection, as the owner does with its own connections."""
+    import websockets
+
+    from paohuzi.server import cluster, connection
+    from paohuzi.server.transport import SEND_TEXT_NOW
+
+    monkeypatch.setattr(connection, "SEND_TIMEOUT", 0.2)
+
+    class ReadsNothing:
+        """A client socket whose peer takes nothing: not a message, not the close."""
+
+        def __init__(self) -> None:
+            self.aborted = False
+            self.closes: list[int] = []
+            self.scope = {"extensions": {SEND_TEXT_NOW: {"abort": self.abort}}}
+
+        def abort(self) -> None:
+            self.aborted = True
+
+        async def receive(self) -> dict[str, Any]:
+            await asyncio.Event().wait()  # nothing from the client
+            raise AssertionError("unreachable")
+
+        async def send_text(self, text: str) -> None:
+            await asyncio.Event().wait()
+
+        async def send_bytes(self, data: bytes) -> None:
+            await asyncio.Event().wait()
+
+        async def close(self, code: int = 1000) -> None:
+            self.closes.append(code)
+            await asyncio.Event().wait()
+
+    async def owner(conn: Any) -> None:  # the room's owner: state messages, on and on
+        while True:
+            await conn.send('{"type":"state"}')
+            await asyncio.sleep(0.01)
+
+    async def main() -> ReadsNothing:
+        client = ReadsNothing()
+        async with websockets.serve(owner, "127.0.0.1", 0) as served:
+            port = served.sockets[0].getsockname()[1]
+            await asyncio.wait_for(
+                cluster.forward(client, f"ws://127.0.0.1:{port}/ws/r", "s"),  # type: ignore[arg-type]
+                timeout=5)
+        return client
+
+    import threading
+
+    done: list[ReadsNothing] = []
+    started = time.monotonic()  # in a thread of its own: before, the relay never ended
+    relay = threading.Thread(target=lambda: done.append(asyncio.run(main())), daemon=True)
+    relay.start()
+    relay.join(timeout=10)
+    assert done, "the relay to a client that reads nothing never ended"
+    assert done[0].closes == [1013] and done[0].aborted
+    assert time.monotonic() - started < 3

@@ -323,12 +323,23 @@ async def forward(ws: WebSocket, url: str, secret: str, address: str = "") -> No
     """Relay an accepted connection (from ``address``) to the room's owner at ``url``
     (``ws://…``) and back, until either side closes; the owner's close code is passed on
     (1012 when the owner cannot be reached: the client reconnects, and finds the room's
-    next owner)."""
+    next owner).
+
+    A client that does not take a message within ``SEND_TIMEOUT`` is cut off (1013), as
+    the owner cuts off its own connections, and a close frame it does not take either
+    aborts the connection: a client that reads nothing holds no relay open."""
     import websockets
+
+    from paohuzi.server.connection import SEND_TIMEOUT
+    from paohuzi.server.transport import SEND_TEXT_NOW
+
+    offered = ((getattr(ws, "scope", None) or {}).get("extensions") or {}).get(SEND_TEXT_NOW)
+    abort = (offered or {}).get("abort")
+    cut_off = False
 
     try:
         upstream = await websockets.connect(
-            url, max_size=2**22, open_timeout=5,
+            url, max_size=2**22, open_timeout=5, close_timeout=SEND_TIMEOUT,
             additional_headers={FORWARDED: secret, FORWARDED_FOR: address})
     except (OSError, websockets.InvalidHandshake, TimeoutError):
         await ws.close(code=1012)
@@ -343,11 +354,17 @@ async def forward(ws: WebSocket, url: str, secret: str, address: str = "") -> No
             await upstream.send(data if data is not None else frame.get("bytes") or b"")
 
     async def owner_to_client() -> None:
+        nonlocal cut_off
         async for data in upstream:
-            if isinstance(data, str):
-                await ws.send_text(data)
-            else:
-                await ws.send_bytes(data)
+            try:
+                async with asyncio.timeout(SEND_TIMEOUT):
+                    if isinstance(data, str):
+                        await ws.send_text(data)
+                    else:
+                        await ws.send_bytes(data)
+            except TimeoutError:
+                cut_off = True
+                return
 
     tasks = [asyncio.create_task(client_to_owner()), asyncio.create_task(owner_to_client())]
     try:
@@ -356,7 +373,13 @@ async def forward(ws: WebSocket, url: str, secret: str, address: str = "") -> No
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        code = upstream.close_code or 1012
+        code = 1013 if cut_off else upstream.close_code or 1012  # 1013: try again later
         await upstream.close()
-        with contextlib.suppress(Exception):
-            await ws.close(code=code if 1000 <= code < 5000 and code != 1006 else 1012)
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT):
+                await ws.close(code=code if 1000 <= code < 5000 and code != 1006 else 1012)
+        except TimeoutError:
+            if abort is not None:
+                abort()
+        except Exception:  # already closed, or it failed: nothing left to close
+            pass
