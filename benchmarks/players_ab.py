@@ -1,6 +1,7 @@
 """A/B strength of a computer player against an older version of the heuristic.
 
 Run: ``python benchmarks/players_ab.py --new heuristic --old-rev 0b4b41c --deals 300``
+``[--rules luzhou]``
 
 Plays ``deals`` duplicate deals (every rotation of the seats, as ``paohuzi arena``):
 the player ``--new`` (a name for :func:`paohuzi.players.make_player`, today's code)
@@ -69,9 +70,10 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--first", type=int, default=0, help="first deal index")
+    parser.add_argument("--rules", default="qq", help="a preset (docs/rules.md)")
     args = parser.parse_args()
     old = old_heuristic(args.old_rev)
-    rules = Ruleset()
+    rules = Ruleset.preset(args.rules)
     times: list[float] = []
     per_deal = [play_deal(args.new, old, args.seed, i, rules, times)
                 for i in range(args.first, args.first + args.deals)]
