@@ -77,3 +77,36 @@ def test_three_people_quick_match_chat_and_play_a_hand(srv):
             shot(pages[2], "hall-settlement")
         finally:
             browser.close()
+
+
+def test_one_who_no_longer_meets_the_entry_minimum_is_told_why(tmp_path):
+    """He queued for 初级场 (1,000 beans to sit) holding 2,000 and lost 1,500 elsewhere
+    while he waited: he is not seated, and the lobby says why (it polled on for ever,
+    showing nothing, before the server told it)."""
+    import dataclasses
+
+    quick = MatchSettings(wait=1.0, tick=0.2, computer="random", distinct_addresses=False,
+                          options={"claim_window": 0.05, "bot_delay": 0.0})
+    with live_server(str(tmp_path / "refused.db"), match=quick) as srv, \
+            playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_context(viewport=DESKTOP).new_page()
+            enter(page, srv.base, "阿丁")
+            page.wait_for_selector("[data-changci=chuji] [data-name=match-chuji]")
+            storage = srv.server.storage
+            stored = storage.player
+
+            def player(pid: int):  # type: ignore[no-untyped-def]
+                rec = stored(pid)
+                return None if rec is None else dataclasses.replace(rec, beans=500)
+
+            storage.player = player  # every beans read from now on: 500
+            page.click("[data-name=match-chuji]")
+            refused = page.wait_for_selector("[data-name=match-refused]", timeout=10_000)
+            assert "needs at least 1000 beans" in refused.inner_text()
+            assert "#/room/" not in page.url
+            assert not any(rt.table.seat_of_player(1) is not None
+                           for rt in srv.server.runtimes.values())
+        finally:
+            browser.close()
