@@ -79,26 +79,29 @@ def crowded_hand(ended: bool) -> Any:
     return best[1]
 
 
-def mock_state(hand: Any, summary: dict[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
-    """Seat 1's state message for ``hand`` as the server sends it (a person at seat 1 with
+def mock_state(hand: Any, summary: dict[str, Any] | None = None,
+               seat: int = 1) -> tuple[dict[str, Any], Any]:
+    """``seat``'s state message for ``hand`` as the server sends it (a person there with
     a long nickname and his level, two computers), the 大结算 ``summary`` if given."""
     from paohuzi.core.rules import Ruleset
     from paohuzi.game.view import observe, view_json
     from paohuzi.server.app import CARDS
 
-    view = view_json(observe(hand, 1))
+    view = view_json(observe(hand, seat))
     events = view.pop("events")
-    names = ("电脑·老刘 (普通)", "横屏玩家名字有点长", "电脑·小翠 (普通)")
-    seats = [{"kind": "human" if i == 1 else "normal", "nickname": n, "tuoguan": False,
+    names = ["电脑·老刘 (普通)", "电脑·小翠 (普通)"]
+    names.insert(seat, "横屏玩家名字有点长")
+    seats = [{"kind": "human" if i == seat else "normal", "nickname": n, "tuoguan": False,
               "points": 123, "beans": 2000} for i, n in enumerate(names)]
-    levels = [None, {"number": 1, "title": "新手", "english": "Novice"}, None]
+    levels: list[Any] = [None] * 3
+    levels[seat] = {"number": 1, "title": "新手", "english": "Novice"}
     state = {"type": "state", "n": 5, "table": {
-        "code": "mock", "hand_no": 1, "seats": seats, "dealer": 0, "xingjia": None,
+        "code": "mock", "hand_no": 1, "seats": seats, "dealer": hand.dealer, "xingjia": None,
         "rules": Ruleset().to_dict(), "timer": 20, "levels": levels, "summary": summary},
-        "you": 1, "hash": "x", "view": view, "events_from": 0, "events": events,
+        "you": seat, "hash": "x", "view": view, "events_from": 0, "events": events,
         "waits": [{"card": "五", "self": 18, "other": 18}, {"card": "捌", "self": 21, "other": 18}],
         "shuffle": None, "deadline": 15, "turn_deadline": 12}
-    welcome = {"type": "welcome", "player": {"id": 2}, "room": "mock", "seat": 1,
+    welcome = {"type": "welcome", "player": {"id": 2}, "room": "mock", "seat": seat,
                "last_seq": 0, "cards": CARDS}
     return welcome, state
 
@@ -732,4 +735,69 @@ def test_the_table_says_who_sits_the_hand_out(browser, srv):  # noqa: F811
     page.wait_for_selector("[data-name=seat-out]")
     assert page.inner_text("[data-name=seat-out]").split() == ["坐底", "坐底的人"]
     assert at_every_size(page, "seat-out") == {}
+    context.close()
+
+
+SIDEWAYS = {"667x375": {"width": 667, "height": 375}, "740x360": {"width": 740, "height": 360},
+            "640x360": SMALL_PHONES["640x360"], "844x390": {"width": 844, "height": 390}}
+"""Phones held sideways 341-390 px tall (the phone walk's 667x375 and 740x360)."""
+FINGER = 32
+"""The least width and height, in CSS px, of the part of a hand card a tap reaches."""
+
+
+def dealt_hand() -> Any:
+    """A dealer's hand as dealt (seed 230): 21 cards in all ten columns, one of them six
+    high (two 坎 of one number, 九九九玖玖玖). Dealt by the engine."""
+    from paohuzi.core.rules import Ruleset
+    from paohuzi.game.engine import Hand
+
+    hand = Hand.from_seed(230, Ruleset())
+    assert len(hand.seats[hand.dealer].hand_cards) == 21
+    return hand
+
+
+def hand_taps(page: Any) -> list[list[Any]]:
+    """Each hand card's tappable part, as [card, left, top, width, height, hit]: its box
+    less the next card of its column over its foot; hit: a tap at that part's centre
+    reaches the card."""
+    return list(page.evaluate("""() => [...document.querySelectorAll('.mine .hand .card')]
+        .map(c => {
+          const r = c.getBoundingClientRect(), next = c.nextElementSibling;
+          const bottom = next ? Math.min(r.bottom, next.getBoundingClientRect().top) : r.bottom;
+          const hit = document.elementFromPoint(r.left + r.width / 2, (r.top + bottom) / 2);
+          return [c.textContent, r.left, r.top, r.width, bottom - r.top,
+                  hit === c || c.contains(hit)]; })"""))
+
+
+def test_a_full_hand_held_sideways_gives_each_card_a_fingers_width(browser, srv):  # noqa: F811
+    """The phone walk: at 341-390 px tall a hand card was 32x42 with 24 px of it above the
+    next card of its column, a strip too thin for a finger (the next card was taken). The
+    dealer's full hand, ten numbers and two 坎 of one (a column once six high, now its
+    small and its big cards side by side): every card shows at least 32x32 px of
+    itself, tappable, on the screen, with no scroll and nothing else pushed off."""
+    welcome, state = mock_state(dealt_hand(), seat=dealt_hand().dealer)
+    assert len(state["view"]["hand"]) == 21
+    context = phone(browser, SIDEWAYS["667x375"])
+    enter(context.new_page(), srv.base, "满手")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".mine .hand .card")
+    problems = {}
+    for size, viewport in SIDEWAYS.items():
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(SHOTS / f"full-hand-{size}.png"))
+        taps = hand_taps(page)
+        found = list(layout_problems(page)) if len(taps) == 21 else [f"{len(taps)} cards"]
+        found += [f"{c} {w:.0f}x{h:.0f}" for c, _, _, w, h, _ in taps if min(w, h) < FINGER]
+        found += [f"{c} not hit" for c, *_, hit in taps if not hit]
+        found += off_screen(page, viewport,
+                            ".mine .hand .card, .actions .btn, .seat:not(.mine) header")
+        # the other seats keep a third of the screen for their groups and piles (the
+        # six-high column at 32 px a card once left them 73 px of 360)
+        heights = page.eval_on_selector_all(
+            ".board .seat:not(.mine)", "ns => ns.map(n => n.getBoundingClientRect().height)")
+        found += [f"another seat {h:.0f} px high" for h in heights if h < viewport["height"] / 3]
+        if found:
+            problems[size] = found
+    assert problems == {}
     context.close()

@@ -60,6 +60,8 @@ interface Ui {
 }
 
 /** Events whose card leaves the centre for the taker's groups. */
+/** The most cards a hand column stands high (columnParts splits a taller one). */
+const MAX_COLUMN = 4;
 const TAKES = new Set(["chi", "peng", "pao", "ti", "wei", "chouwei"]);
 
 function reducedMotion(): boolean {
@@ -325,44 +327,58 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       const v = info(c)?.point ?? 0;
       byValue.set(v, [...(byValue.get(v) ?? []), c]);
     }
-    const legal: string[] = legalActions();
-    const discarding = legal.some((a) => a.startsWith("discard "));
     const box = el("div", { class: "hand", "aria-label": t("hand") });
     for (const v of ui.order) {
       const column = byValue.get(v);
-      if (!column) continue;
-      const col = el("div", { class: "column", draggable: "true", "data-value": String(v) });
-      column.sort().forEach((c) => {
-        // cards the server does not let you discard (a 坎) are shown locked
-        const locked = discarding && !legal.includes(`discard ${c}`);
-        const node = card(c, `hand-card${locked ? " locked" : ""}${ui.selected === c ? " selected" : ""}`);
-        node.setAttribute("role", "button");
-        node.setAttribute("tabindex", "0");
-        const choose = () => {
-          if (ui.selected === c && legal.includes(`discard ${c}`)) {
-            act(`discard ${c}`);
-            return;
-          }
-          ui.selected = ui.selected === c ? null : c;
-          render();
-        };
-        node.addEventListener("click", choose);
-        node.addEventListener("keydown", (e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), choose()));
-        col.append(node);
-      });
-      col.addEventListener("dragstart", (e) => e.dataTransfer?.setData("text/plain", String(v)));
-      col.addEventListener("dragover", (e) => e.preventDefault());
-      col.addEventListener("drop", (e) => {
-        e.preventDefault();
-        const from = Number(e.dataTransfer?.getData("text/plain"));
-        if (!from || from === v) return;
-        ui.order = ui.order.filter((x) => x !== from);
-        ui.order.splice(ui.order.indexOf(v), 0, from);
-        render();
-      });
-      box.append(col);
+      if (column) for (const part of columnParts(column.sort())) box.append(handColumn(v, part));
     }
     return box;
+  }
+
+  /** One value's cards in one column, or two beside each other where they would stand
+   * more than MAX_COLUMN high (two 坎 of a number, 九九九玖玖玖): the small cards, then
+   * the big. A phone held sideways then gives each card a finger's height under the
+   * other seats (a six-high column took their room). */
+  function columnParts(column: string[]): string[][] {
+    if (column.length <= MAX_COLUMN) return [column];
+    return [column.filter((c) => !info(c)?.big), column.filter((c) => info(c)?.big)].filter((p) => p.length);
+  }
+
+  /** A hand column of value ``v``: a tap chooses a card, a second tap discards it; the
+   * column is dragged by value (both parts of a split value move together). */
+  function handColumn(v: number, cards: string[]): HTMLElement {
+    const legal: string[] = legalActions();
+    const discarding = legal.some((a) => a.startsWith("discard "));
+    const col = el("div", { class: "column", draggable: "true", "data-value": String(v) });
+    cards.forEach((c) => {
+      // cards the server does not let you discard (a 坎) are shown locked
+      const locked = discarding && !legal.includes(`discard ${c}`);
+      const node = card(c, `hand-card${locked ? " locked" : ""}${ui.selected === c ? " selected" : ""}`);
+      node.setAttribute("role", "button");
+      node.setAttribute("tabindex", "0");
+      const choose = () => {
+        if (ui.selected === c && legal.includes(`discard ${c}`)) {
+          act(`discard ${c}`);
+          return;
+        }
+        ui.selected = ui.selected === c ? null : c;
+        render();
+      };
+      node.addEventListener("click", choose);
+      node.addEventListener("keydown", (e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), choose()));
+      col.append(node);
+    });
+    col.addEventListener("dragstart", (e) => e.dataTransfer?.setData("text/plain", String(v)));
+    col.addEventListener("dragover", (e) => e.preventDefault());
+    col.addEventListener("drop", (e) => {
+      e.preventDefault();
+      const from = Number(e.dataTransfer?.getData("text/plain"));
+      if (!from || from === v) return;
+      ui.order = ui.order.filter((x) => x !== from);
+      ui.order.splice(ui.order.indexOf(v), 0, from);
+      render();
+    });
+    return col;
   }
 
   function actionBar(): HTMLElement {
