@@ -182,7 +182,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
   root.append(
     el(
       "section",
-      { class: "card-panel" },
+      { class: "card-panel quick-panel" },
       el("h3", {}, t("playComputer")),
       el("label", {}, t("preset"), quickPreset),
       quickXingjiaLabel,
