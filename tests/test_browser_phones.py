@@ -828,3 +828,47 @@ def test_the_lobby_held_sideways_shows_play_the_computer_on_the_first_screen(bro
             problems[size] = found
     assert problems == {}
     context.close()
+
+
+def replay_of(hand: Any) -> dict[str, Any]:
+    """The replay page's data for ``hand`` as the server sends it (its record replayed
+    by the server's own replay_pages)."""
+    from paohuzi.game.record import record_of
+    from paohuzi.server.replays import replay_pages
+
+    return replay_pages(record_of(hand))
+
+
+def test_the_replay_held_sideways_shows_every_seats_pile(browser, srv):  # noqa: F811
+    """The phone walk: held sideways, the replay's seats ran below the screen (at the end
+    of a crowded hand the first seat's pile at 355-382 px of 360; its whole hand at the
+    deal took four rows of full-size cards). Like the table, the replay now fits the
+    screen: at every step of a hand, each seat's header and pile are on it and its last
+    pile card can be tapped, and so can the step buttons, the page unscrolled."""
+    data = replay_of(crowded_hand(ended=True))
+    game = "r" * 22
+    context = phone(browser, SIDEWAYS["667x375"])
+    page = context.new_page()
+    enter(page, srv.base, "回放")
+    page.route(f"**/api/games/{game}/steps", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(data, ensure_ascii=False)))
+    problems = {}
+    for size in ("667x375", "740x360"):
+        viewport = SIDEWAYS[size]
+        page.set_viewport_size(viewport)
+        page.goto(f"{srv.base}/#/replay/{game}?step=0")
+        page.reload()  # from the first step again (the same address does not remount)
+        page.wait_for_selector(".replay-board .replay-seat")
+        assert "0 /" in page.inner_text(".replay-controls .step")
+        for step in range(len(data["steps"])):
+            found = off_screen(page, viewport, ".replay-seat header, .replay-controls .btn")
+            found += off_screen(page, viewport, ".replay-seat .pile:has(.card)") if \
+                page.query_selector(".replay-seat .pile .card") else []
+            found += covered(page, ".replay-seat .pile .card:last-child, .replay-controls .btn")
+            if found or page.evaluate("scrollY") != 0:
+                problems[f"{size} step {step}"] = found or ["scrolled"]
+            if step in (0, len(data["steps"]) // 2):
+                page.screenshot(path=str(SHOTS / f"replay-{size}-{step}.png"))
+            page.click("[data-name=next]")
+    assert problems == {}
+    context.close()

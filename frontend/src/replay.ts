@@ -39,7 +39,7 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
     root.replaceChildren();
     const lang = el("button", { class: "btn btn-lang", "data-name": "lang", type: "button" }, t("language"));
     lang.addEventListener("click", rerenderAll);
-    root.append(el("nav", { class: "topbar" }, el("a", { href: "#/", class: "link" }, t("lobby")), el("span", {}, `${t("replay")} #${id.slice(0, 6)}`), lang));
+    root.append(el("nav", { class: "topbar replay-top" }, el("a", { href: "#/", class: "link" }, t("lobby")), el("span", {}, `${t("replay")} #${id.slice(0, 6)}`), lang));
     const steps: Json[] = data.steps;
     step = Math.max(0, Math.min(step, steps.length - 1));
     const current = steps[step];
@@ -56,7 +56,8 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
         next,
         current.action ? el("span", { class: "last-action" }, actionWords(current.action)) : null,
       ),
-      el("p", { class: "replay-result" }, `${t("result")}: ${resultWords(data.result)}`),
+      // its whole text on hover: held sideways the line is cut short (style.css)
+      el("p", { class: "replay-result", title: resultWords(data.result) }, `${t("result")}: ${resultWords(data.result)}`),
     );
     const board = el("main", { class: "replay-board" });
     current.seats.forEach((view: Json, seat: number) => {
