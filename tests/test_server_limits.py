@@ -288,6 +288,68 @@ def test_a_hand_against_a_computer_weaker_than_the_halls_is_practice(srv):
     assert (player["hands"], player["points"], player["beans"]) == (0, 0, STARTING_BEANS)
 
 
+def test_a_seat_the_computer_played_all_hand_gains_nothing(tmp_path):
+    """A red team farmed +195 points in 15 hands: account A created a room with
+    ``"sit": true`` over HTTP and never connected; account B took the other human seat
+    and fed A. 托管 played A's seat and won for it, and the same-address rule never
+    saw A (no connection of his, no message). A person's seat whose every decision of a
+    hand the computer made (托管, timeouts) keeps that hand's losses and gains nothing
+    lifetime — whatever the addresses (this server takes one address for many people)."""
+    from paohuzi.server.client import BotClient
+
+    with live_server(str(tmp_path / "puppet.db"),
+                     match=MatchSettings(distinct_addresses=False)) as srv:
+        puppet_id, puppet = srv.player("傀儡")
+        _, feeder = srv.player("喂牌")
+        code = srv.room(puppet, seats=["human", "human", "normal"], sit=True, timer=0.5,
+                        grace=0, bot_delay=0, next_delay=0)
+
+        async def feed() -> list[dict[str, Any]]:
+            """B plays at random (passing every win) until the puppet has won a hand."""
+            conn = await seated(srv, code, feeder, 1)
+            await conn.ws.close()
+            rng = random.Random(5)
+            bot = BotClient(srv.ws_url(code), feeder, seat=1, keep_messages=False, seq=1,
+                            choose=lambda legal, _: rng.choice(
+                                [a for a in legal if a != "hu"] or legal))
+            playing = asyncio.create_task(bot.play(100, timeout=300))
+            deadline = time.monotonic() + 300
+            records: list[dict[str, Any]] = []
+            while time.monotonic() < deadline and not playing.done():
+                await asyncio.sleep(0.3)
+                records = srv.server.storage.games_in_room(code)
+                if any(r["result"].get("winner") is not None and r["players"][
+                        r["result"]["winner"]] == puppet_id for r in records):
+                    break
+            playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await playing
+            await asyncio.sleep(1.0)  # the last hand's settlement
+            return srv.server.storage.games_in_room(code)
+
+        records = asyncio.run(feed())
+        mine = [r for r in records if r.get("totals") is True]
+        won = [r for r in mine if r["result"].get("winner") is not None
+               and r["players"][r["result"]["winner"]] == puppet_id]
+        assert won, "the computer won no hand for the puppet"
+        lost = sum(min(0, pts) for r in mine
+                   for pid, pts in zip(r["players"], r["result"]["points"], strict=True)
+                   if pid == puppet_id)
+        player = httpx.get(f"{srv.base}/api/me", headers=auth(puppet)).json()["player"]
+        assert player["wins"] == 0 and player["points"] == lost, (player, lost)
+        assert player["beans"] <= STARTING_BEANS
+
+
+def test_the_seats_the_computer_played_are_those_with_no_decision_of_their_own() -> None:
+    from types import SimpleNamespace
+
+    from paohuzi.server.runtime import Runtime
+
+    runtime = SimpleNamespace(moves={3: {0: {False}, 1: {True, False}, 2: {True}}})
+    assert Runtime.computer_played(runtime, 3) == {0}  # type: ignore[arg-type]
+    assert Runtime.computer_played(runtime, 4) == set()  # type: ignore[arg-type]
+
+
 def test_the_seats_sharing_an_address_are_those_two_were_played_from() -> None:
     from types import SimpleNamespace
 

@@ -66,6 +66,9 @@ class Runtime:
         self.clients: set[Client] = set()
         self.addresses: dict[int, dict[int, set[str]]] = {}
         """Per table hand, the addresses each match seat was played from (:meth:`seen_at_seat`)."""
+        self.moves: dict[int, dict[int, set[bool]]] = {}
+        """Per table hand, for each person's match seat, whether its decisions were his
+        own (True) or the computer's for him (False: 托管, a timeout): :meth:`computer_played`."""
         self.timer_task: asyncio.Task[None] | None = None
         self.timer_wake: asyncio.TimerHandle | None = None  # starts timer_task when due
         self.bot_task: asyncio.Task[None] | None = None
@@ -166,6 +169,7 @@ class Runtime:
                                  "player": player}
         if player is None:
             entry["auto"] = True
+        self._note_move(seat, own=player is not None)
         if seq is not None:
             entry["seq"] = seq
         self.commit(entry, acknowledge, taken_up)
@@ -238,8 +242,9 @@ class Runtime:
         full = self.settle_failures < settlement.FULL_ATTEMPTS
 
         def rate(table: Table, summary: Any) -> list[Any]:
-            sharing = self.sharing_seats(table.hands_before + summary.number)
-            return self.server.rate(table, summary, sharing=sharing)
+            hand_no = table.hands_before + summary.number
+            return self.server.rate(table, summary, sharing=self.sharing_seats(hand_no),
+                                    computer_played=self.computer_played(hand_no))
 
         try:
             settlement.settle(self.server.storage, t, rate if full else None)
@@ -864,6 +869,23 @@ class Runtime:
         seats.setdefault(client.seat, set()).add(client.address)
         for old in [h for h in self.addresses if h < hand_no - 2]:
             del self.addresses[old]
+
+    def _note_move(self, seat: int, own: bool) -> None:
+        """Note who made a decision of a person's seat in the hand now dealt."""
+        if self.table.seats[seat].kind != "human":
+            return
+        hand_no = self.table.hand_no
+        self.moves.setdefault(hand_no, {}).setdefault(seat, set()).add(own)
+        for old in [h for h in self.moves if h < hand_no - 2]:
+            del self.moves[old]
+
+    def computer_played(self, hand_no: int) -> set[int]:
+        """The persons' match seats whose every decision of table hand ``hand_no`` the
+        computer made for them (托管, timeouts): they gain nothing lifetime from it
+        (:meth:`~paohuzi.server.server.Server.rate`). A red team farmed with a seat
+        taken over HTTP that never connected: the computer won for it, and no address
+        of it was ever noted for the same-address rule."""
+        return {seat for seat, made in self.moves.get(hand_no, {}).items() if True not in made}
 
     def sharing_seats(self, hand_no: int) -> set[int]:
         """The match seats of table hand ``hand_no`` played from an address another of its

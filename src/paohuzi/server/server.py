@@ -296,15 +296,18 @@ class Server:
         """The open room a code names, as a person types it (:func:`normal_room_code`)."""
         return self.runtimes.get(code) or self.runtimes.get(normal_room_code(code))
 
-    def rate(self, table: Table, summary: Any, *,
-             sharing: set[int] | None = None) -> list[PlayerUpdate]:
+    def rate(self, table: Table, summary: Any, *, sharing: set[int] | None = None,
+             computer_played: set[int] | None = None) -> list[PlayerUpdate]:
         """Player totals and OpenSkill ratings after a hand (written by the settlement) —
         from standard-stake rooms only: raised stakes must not buy levels
         (docs/protocol.md). ``sharing``: match seats played from an address another seat
         of the hand was played from (:meth:`Runtime.sharing_seats`): their losses count,
         never a gain, a win or a rating change (accounts of one person feeding one of
         them, as the quick match never seats them together; and a seat that shows up at
-        a partner's address to void a losing hand only keeps its loss)."""
+        a partner's address to void a losing hand only keeps its loss).
+        ``computer_played``: match seats whose every decision of the hand the computer
+        made (:meth:`Runtime.computer_played`): their losses count, nothing else (an
+        account must not gain while the computer plays for it)."""
         if not table.config.standard_stakes:
             return []
         settings = self.matchmaker.settings
@@ -360,7 +363,7 @@ class Server:
             won = summary.result.winner is not None and \
                 summary.players[summary.result.winner] == seat
             mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))  # 醒家: unrated
-            if seat in sharing:  # its losses only
+            if seat in sharing or seat in (computer_played or ()):  # its losses only
                 points, won, (mu, sigma) = min(points, 0), False, read[pid]
             updates.append(PlayerUpdate(pid, points, beans_of(points, table.config.ruleset),
                                         won, mu, sigma, rated_from=read.get(pid)))
