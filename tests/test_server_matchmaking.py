@@ -7,6 +7,7 @@ import asyncio
 import json
 import random
 import time
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -73,6 +74,28 @@ def test_one_address_never_twice_at_a_table_and_computers_after_the_wait():
     groups = [r for r in q.match(12.5, {"qq": 3}) if isinstance(r, Group)]
     assert [len(g.people) for g in groups] == [1, 1, 1]  # each alone, with computers
     assert all(g.seats == 3 for g in groups)
+
+
+def test_two_addresses_of_one_ipv6_64_are_one_person():
+    """A red team: every bound and rule by address keyed on the exact address, so anyone
+    given an IPv6 /64 (a home line, a server) held a new address per account and sat his
+    own accounts at one quick-match table. An IPv6 address is now its /64 network."""
+    from types import SimpleNamespace
+
+    from paohuzi.server.protocol import address_of
+
+    def seen(host: str) -> str:
+        return address_of(SimpleNamespace(client=SimpleNamespace(host=host)))
+
+    q = Queue(wait=10.0)
+    hosts = {1: "2001:db8:7:1::10", 2: "2001:db8:7:1:ab::99",  # one /64
+             3: "2001:db8:7:2::10"}  # the next /64: another line
+    for pid, host in hosts.items():  # 1 and 2 nearest in rating
+        q.join(replace(ticket(pid, rating=float(pid), address=seen(host), since=pid),
+                       preset="two-player"))
+    groups = people(q.match(1.0, {"two-player": 2}))
+    assert groups == [[1, 3]], groups  # 1 waited longest; 2 is at his address
+    assert seen("::ffff:192.0.2.7") == seen("192.0.2.7") != seen("192.0.2.8")
 
 
 def test_a_person_takes_a_computer_seat_of_an_open_room_unless_his_address_is_there():

@@ -9,6 +9,7 @@ the table changed (then the runtime schedules what comes next).
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -440,5 +441,30 @@ def connection_refused(runtime: Runtime, rec: PlayerRecord, max_spectators: int)
 
 
 def address_of(conn: Any) -> str:
-    """The peer address of an HTTP request or a WebSocket."""
-    return conn.client.host if conn.client is not None else "unknown"
+    """The peer address of an HTTP request or a WebSocket, as one person's
+    (:func:`person_address`): what every bound and rule by address keys on."""
+    return person_address(conn.client.host) if conn.client is not None else "unknown"
+
+
+def person_address(host: str) -> str:
+    """The address taken for one person's: an IPv4 address as it is; an IPv6 address as
+    its /64 network, which a home line or a server is given whole (a red team: anyone
+    with a /64 held a new address for every account, room cap and rate limit); an
+    IPv4-mapped IPv6 address as its IPv4 one. Anything else is kept as it is.
+
+    >>> person_address("2001:db8:1:2::a") == person_address("2001:db8:1:2:ffff::1")
+    True
+    >>> person_address("2001:db8:1:2::a"), person_address("2001:db8:1:3::a")
+    ('2001:db8:1:2::/64', '2001:db8:1:3::/64')
+    >>> person_address("::ffff:192.0.2.7"), person_address("192.0.2.7"), person_address("x")
+    ('192.0.2.7', '192.0.2.7', 'x')
+    """
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
