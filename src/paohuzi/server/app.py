@@ -326,6 +326,9 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         if isinstance(found, JSONResponse):
             return found
         game_id, stored, _ = found
+        if not server.replays.known(game_id) and \
+                not server.allow("replays_per_address", address_of(request)):
+            return too_many("replays from your address")  # each one made costs CPU
         try:
             body = await server.replays.get(game_id, stored.record)
         except RecordError as exc:  # stored by an engine whose rules have changed since

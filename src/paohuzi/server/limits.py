@@ -119,6 +119,9 @@ class Limits:
     rooms_per_address: tuple[float, int] | None = (2.0, 60)
     connections_per_account: tuple[float, int] | None = (2.0, 40)
     connections_per_address: tuple[float, int] | None = (10.0, 200)
+    replays_per_address: tuple[float, int] | None = (1.0, 30)
+    """Replays made (a game's steps not kept yet: tens of ms of CPU each); kept ones are
+    free."""
     max_body: int = 4096
     """Largest HTTP request body (bytes); larger ones get 413 without being read."""
     body_timeout: float = 10.0

@@ -75,6 +75,11 @@ class ReplayCache:
         and raised again would grow its traceback, and hold each request, every time)."""
         self._pending: dict[str, asyncio.Future[bytes]] = {}
 
+    def known(self, key: str) -> bool:
+        """Whether ``key``'s page (or why it does not replay) is kept or being made: asking
+        for it costs nothing more."""
+        return key in self._pages or key in self._pending
+
     async def get(self, key: str, record: dict[str, Any]) -> bytes:
         found = self._pages.get(key)
         if found is not None:

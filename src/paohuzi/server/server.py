@@ -95,7 +95,8 @@ class Server:
         self.limiters: dict[str, Limiter | None] = {
             name: self.limits.limiter(name) for name in (
                 "players_per_address", "rooms_per_account", "rooms_per_address",
-                "connections_per_account", "connections_per_address")}
+                "connections_per_account", "connections_per_address",
+                "replays_per_address")}
         self.open_counts: dict[str, OpenCount | None] = {
             name: self.limits.open_count(name) for name in (
                 "connections_per_account", "connections_per_address")}
