@@ -741,8 +741,14 @@ def test_the_table_says_who_sits_the_hand_out(browser, srv):  # noqa: F811
 SIDEWAYS = {"667x375": {"width": 667, "height": 375}, "740x360": {"width": 740, "height": 360},
             "640x360": SMALL_PHONES["640x360"], "844x390": {"width": 844, "height": 390}}
 """Phones held sideways 341-390 px tall (the phone walk's 667x375 and 740x360)."""
+SHORT_SIDEWAYS = {size: SMALL_PHONES[size] for size in ("568x320", "640x300")}
+"""Phones held sideways at most 340 px tall (an iPhone SE; a page its bars shortened)."""
 FINGER = 32
 """The least width and height, in CSS px, of the part of a hand card a tap reaches."""
+ON_THE_TABLE = (".mine .hand .card, .actions .btn, .hint, .waits-box, .seat:not(.mine) header,"
+                " .table-page .topbar .btn")
+"""What a phone held sideways shows of the table whatever the hand: every hand card, the
+play buttons, the turn hint and the waits (听), the other seats' headers, the top bar."""
 
 
 def dealt_hand() -> Any:
@@ -770,11 +776,12 @@ def hand_taps(page: Any) -> list[list[Any]]:
 
 
 def test_a_full_hand_held_sideways_gives_each_card_a_fingers_width(browser, srv):  # noqa: F811
-    """The phone walk: at 341-390 px tall a hand card was 32x42 with 24 px of it above the
+    """The phone walk: at 300-390 px tall a hand card was 32x42 with 24 px of it above the
     next card of its column, a strip too thin for a finger (the next card was taken). The
     dealer's full hand, ten numbers and two 坎 of one (a column once six high, now its
-    small and its big cards side by side): every card shows at least 32x32 px of
-    itself, tappable, on the screen, with no scroll and nothing else pushed off."""
+    small and its big cards side by side; at most 340 px tall, 三三三叁 too): every card
+    shows at least 32x32 px of itself, tappable, on the screen, with no scroll and
+    nothing else pushed off."""
     welcome, state = mock_state(dealt_hand(), seat=dealt_hand().dealer)
     assert len(state["view"]["hand"]) == 21
     context = phone(browser, SIDEWAYS["667x375"])
@@ -782,21 +789,55 @@ def test_a_full_hand_held_sideways_gives_each_card_a_fingers_width(browser, srv)
     page = show_mock(context, srv.base, welcome, state)
     page.wait_for_selector(".mine .hand .card")
     problems = {}
-    for size, viewport in SIDEWAYS.items():
-        page.set_viewport_size(viewport)
-        page.wait_for_timeout(150)
-        page.screenshot(path=str(SHOTS / f"full-hand-{size}.png"))
-        taps = hand_taps(page)
-        found = list(layout_problems(page)) if len(taps) == 21 else [f"{len(taps)} cards"]
-        found += [f"{c} {w:.0f}x{h:.0f}" for c, _, _, w, h, _ in taps if min(w, h) < FINGER]
-        found += [f"{c} not hit" for c, *_, hit in taps if not hit]
-        found += off_screen(page, viewport,
-                            ".mine .hand .card, .actions .btn, .seat:not(.mine) header")
-        # the other seats keep a third of the screen for their groups and piles (the
-        # six-high column at 32 px a card once left them 73 px of 360)
-        heights = page.eval_on_selector_all(
-            ".board .seat:not(.mine)", "ns => ns.map(n => n.getBoundingClientRect().height)")
-        found += [f"another seat {h:.0f} px high" for h in heights if h < viewport["height"] / 3]
+    for size, viewport in {**SIDEWAYS, **SHORT_SIDEWAYS}.items():
+        found = hand_problems(page, size, viewport, "full-hand", 21, FINGER)
+        if found:
+            problems[size] = found
+    assert problems == {}
+    context.close()
+
+
+def hand_problems(page: Any, size: str, viewport: dict[str, int], name: str, cards: int,
+                  height: int) -> list[str]:
+    """What is wrong with the table's hand at ``viewport`` (a screenshot ``name``-size):
+    not ``cards`` cards, a card showing less than FINGER x ``height`` px of itself or
+    not hit at its centre, the table off the screen (ON_THE_TABLE), the other seats
+    under a third of the screen high."""
+    page.set_viewport_size(viewport)
+    page.wait_for_timeout(150)
+    page.screenshot(path=str(SHOTS / f"{name}-{size}.png"))
+    taps = hand_taps(page)
+    found = list(layout_problems(page)) if len(taps) == cards else [f"{len(taps)} cards"]
+    found += [f"{c} {w:.0f}x{h:.0f}" for c, _, _, w, h, _ in taps if w < FINGER or h < height]
+    found += [f"{c} not hit" for c, *_, hit in taps if not hit]
+    found += off_screen(page, viewport, ON_THE_TABLE)
+    # the other seats keep a third of the screen for their groups and piles (the
+    # six-high column at 32 px a card once left them 73 px of 360)
+    heights = page.eval_on_selector_all(
+        ".board .seat:not(.mine)", "ns => ns.map(n => n.getBoundingClientRect().height)")
+    found += [f"another seat {h:.0f} px high" for h in heights if h < viewport["height"] / 3]
+    return found
+
+
+def test_a_hand_too_wide_to_split_keeps_its_cards_tappable_on_the_shortest_phones(browser, srv):  # noqa: F811
+    """At most 340 px tall a value four high is split into its small and big cards only
+    while the hand stays within twelve columns (the play button and the waits beside
+    it). This hand (drawn, not dealt: ten numbers, 一, 二 and 三 four high) would take
+    thirteen, so one value stands four high, at 28 px a card: each card still shows at
+    least 32x28 px of itself, the table on the screen."""
+    welcome, state = mock_state(dealt_hand(), seat=dealt_hand().dealer)
+    state["view"]["hand"] = "一一一壹二二二贰三三三叁四五六七八九十拾拾"
+    context = phone(browser, SHORT_SIDEWAYS["568x320"])
+    enter(context.new_page(), srv.base, "宽手")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".mine .hand .card")
+    problems = {}
+    for size, viewport in SHORT_SIDEWAYS.items():
+        found = hand_problems(page, size, viewport, "wide-hand", 21, 28)
+        if viewport["height"] < 320:  # the other seats keep 91 px of 300 here
+            found = [f for f in found if not f.startswith("another seat")]
+        if page.eval_on_selector_all(".mine .hand .column", "ns => ns.length") != 12:
+            found.append("not twelve columns")
         if found:
             problems[size] = found
     assert problems == {}

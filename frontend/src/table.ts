@@ -59,9 +59,18 @@ interface Ui {
   moves: Json[]; // this state's fresh events, for render's card animations (once)
 }
 
-/** Events whose card leaves the centre for the taker's groups. */
 /** The most cards a hand column stands high (columnParts splits a taller one). */
 const MAX_COLUMN = 4;
+/** Phones held sideways at most 340 px tall (568x320, 640x300; style.css's block of the
+ * same query): a column stands at most three high, so each card can show a finger's
+ * height of itself above the next (a four-high column at 32 px a card took the other
+ * seats' room)... */
+const SHORT_SCREEN = "(max-height: 340px) and (orientation: landscape)";
+const SHORT_COLUMN = 3;
+/** ...while the hand stays within this many columns (a 568 px screen's width beside the
+ * play button and the waits); a value past it stands four high (style.css: .four-high). */
+const SHORT_MAX_COLUMNS = 12;
+/** Events whose card leaves the centre for the taker's groups. */
 const TAKES = new Set(["chi", "peng", "pao", "ti", "wei", "chouwei"]);
 
 function reducedMotion(): boolean {
@@ -140,6 +149,10 @@ export function mountTable(root: HTMLElement, code: string): () => void {
   };
   let flashTimer = 0;
   let gone = false; // this page was left (the cleanup ran)
+  // the hand's columns are drawn anew when the screen turns short or back (SHORT_SCREEN)
+  const shortScreen = window.matchMedia?.(SHORT_SCREEN);
+  const onShortScreen = () => render();
+  shortScreen?.addEventListener?.("change", onShortScreen);
   const valueSent = new Set<number>(); // hands this page sent a shuffle value for
   document.body.classList.add("at-table");
 
@@ -327,20 +340,31 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       const v = info(c)?.point ?? 0;
       byValue.set(v, [...(byValue.get(v) ?? []), c]);
     }
-    const box = el("div", { class: "hand", "aria-label": t("hand") });
-    for (const v of ui.order) {
-      const column = byValue.get(v);
-      if (column) for (const part of columnParts(column.sort())) box.append(handColumn(v, part));
+    const values = ui.order.filter((v) => byValue.has(v));
+    const parts = values.map((v) => columnParts(byValue.get(v)!.sort(), MAX_COLUMN));
+    if (shortScreen?.matches) {
+      // a short screen: split a four-high value too, while the columns fit its width
+      let columns = parts.reduce((n, p) => n + p.length, 0);
+      values.forEach((v, i) => {
+        const shorter = columnParts(byValue.get(v)!, SHORT_COLUMN);
+        if (shorter.length > parts[i].length && columns + shorter.length - parts[i].length <= SHORT_MAX_COLUMNS) {
+          columns += shorter.length - parts[i].length;
+          parts[i] = shorter;
+        }
+      });
     }
+    const fourHigh = parts.some((p) => p.some((column) => column.length > SHORT_COLUMN));
+    const box = el("div", { class: `hand${fourHigh ? " four-high" : ""}`, "aria-label": t("hand") });
+    values.forEach((v, i) => parts[i].forEach((part) => box.append(handColumn(v, part))));
     return box;
   }
 
   /** One value's cards in one column, or two beside each other where they would stand
-   * more than MAX_COLUMN high (two 坎 of a number, 九九九玖玖玖): the small cards, then
-   * the big. A phone held sideways then gives each card a finger's height under the
-   * other seats (a six-high column took their room). */
-  function columnParts(column: string[]): string[][] {
-    if (column.length <= MAX_COLUMN) return [column];
+   * more than ``most`` high (two 坎 of a number, 九九九玖玖玖; on a short screen 三三三叁):
+   * the small cards, then the big. A phone held sideways then gives each card a
+   * finger's height under the other seats (a six-high column took their room). */
+  function columnParts(column: string[], most: number): string[][] {
+    if (column.length <= most) return [column];
     return [column.filter((c) => !info(c)?.big), column.filter((c) => info(c)?.big)].filter((p) => p.length);
   }
 
@@ -747,6 +771,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
   render();
   return () => {
     gone = true;
+    shortScreen?.removeEventListener?.("change", onShortScreen);
     clearInterval(tick);
     clearTimeout(flashTimer);
     document.body.classList.remove("at-table");
