@@ -846,27 +846,32 @@ def test_a_hand_too_wide_to_split_keeps_its_cards_tappable_on_the_shortest_phone
 
 def test_the_lobby_held_sideways_shows_play_the_computer_on_the_first_screen(browser, srv):  # noqa: F811
     """The phone walk: at 667x375 and 740x360 人机对战 sat at 424-460 px, below the first
-    screen. Now its form and button are on it, with what was there before (the top bar,
-    the profile, the hall's 玩法 and every 场次's quick match), the page unscrolled."""
+    screen, and in English (Play the computer) at 398-434 and 383-419. Now its form and
+    button are on it in both languages, with what was there before (the top bar, the
+    profile, the hall's 玩法 and every 场次's quick match), the page unscrolled."""
     context = phone(browser, SIDEWAYS["667x375"])
     page = context.new_page()
     enter(page, srv.base, "横屏大厅")
-    page.wait_for_selector("[data-name=quick]")
-    page.wait_for_selector(".hall .changci [data-name^=match-]")
     first_screen = ("#app > .topbar .btn, #app > .topbar a, .profile, select[name=match-preset],"
                     " .hall [data-name^=match-], .quick-panel select, [data-name=quick]")
     problems = {}
-    for size in ("667x375", "740x360"):
-        viewport = SIDEWAYS[size]
-        page.set_viewport_size(viewport)
-        page.wait_for_timeout(150)
-        page.screenshot(path=str(SHOTS / f"lobby-{size}.png"))
-        found = off_screen(page, viewport, first_screen)
-        found += [f"covered: {text}" for text in covered(page, first_screen)]
-        if page.evaluate("scrollY") != 0 or len(page.query_selector_all(".hall .changci")) < 4:
-            found.append("scrolled, or the 场次 missing")
-        if found:
-            problems[size] = found
+    for lang, button in (("zh", "人机对战"), ("en", "Play the computer")):
+        if lang == "en":
+            page.set_viewport_size(SIDEWAYS["667x375"])
+            page.click("[data-name=lang]")
+        page.wait_for_selector(f"[data-name=quick]:text-is('{button}')")
+        page.wait_for_selector(".hall .changci [data-name^=match-]")
+        for size in ("667x375", "740x360"):
+            viewport = SIDEWAYS[size]
+            page.set_viewport_size(viewport)
+            page.wait_for_timeout(150)
+            page.screenshot(path=str(SHOTS / f"lobby-{lang}-{size}.png"))
+            found = off_screen(page, viewport, first_screen)
+            found += [f"covered: {text}" for text in covered(page, first_screen)]
+            if page.evaluate("scrollY") != 0 or len(page.query_selector_all(".hall .changci")) < 4:
+                found.append("scrolled, or the 场次 missing")
+            if found:
+                problems[f"{lang} {size}"] = found
     assert problems == {}
     context.close()
 
