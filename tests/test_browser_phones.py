@@ -821,10 +821,11 @@ def hand_problems(page: Any, size: str, viewport: dict[str, int], name: str, car
 
 def test_a_hand_too_wide_to_split_keeps_its_cards_tappable_on_the_shortest_phones(browser, srv):  # noqa: F811
     """At most 340 px tall a value four high is split into its small and big cards only
-    while the hand stays within twelve columns (the play button and the waits beside
-    it). This hand (drawn, not dealt: ten numbers, 一, 二 and 三 four high) would take
-    thirteen, so one value stands four high, at 28 px a card: each card still shows at
-    least 32x28 px of itself, the table on the screen."""
+    while the wider hand does not squeeze the play button and the waits beside it into
+    more lines than a four-high hand is high. This hand (drawn, not dealt: ten numbers,
+    一, 二 and 三 four high) would take thirteen columns, too wide at 568 and 640 px, so
+    one value stands four high (twelve columns), at 28 px a card: each card still shows
+    at least 32x28 px of itself, the table on the screen."""
     welcome, state = mock_state(dealt_hand(), seat=dealt_hand().dealer)
     state["view"]["hand"] = "一一一壹二二二贰三三三叁四五六七八九十拾拾"
     context = phone(browser, SHORT_SIDEWAYS["568x320"])

@@ -67,9 +67,6 @@ const MAX_COLUMN = 4;
  * seats' room)... */
 const SHORT_SCREEN = "(max-height: 340px) and (orientation: landscape)";
 const SHORT_COLUMN = 3;
-/** ...while the hand stays within this many columns (a 568 px screen's width beside the
- * play button and the waits); a value past it stands four high (style.css: .four-high). */
-const SHORT_MAX_COLUMNS = 12;
 /** Events whose card leaves the centre for the taker's groups. */
 const TAKES = new Set(["chi", "peng", "pao", "ti", "wei", "chouwei"]);
 
@@ -153,6 +150,10 @@ export function mountTable(root: HTMLElement, code: string): () => void {
   const shortScreen = window.matchMedia?.(SHORT_SCREEN);
   const onShortScreen = () => render();
   shortScreen?.addEventListener?.("change", onShortScreen);
+  // on a short screen: how many four-high values the hand may split (render lowers it
+  // where the wider hand squeezes what is beside it), and how many the last draw split
+  let shortSplits = Infinity;
+  let splitsDrawn = 0;
   const valueSent = new Set<number>(); // hands this page sent a shuffle value for
   document.body.classList.add("at-table");
 
@@ -342,13 +343,13 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     }
     const values = ui.order.filter((v) => byValue.has(v));
     const parts = values.map((v) => columnParts(byValue.get(v)!.sort(), MAX_COLUMN));
+    splitsDrawn = 0;
     if (shortScreen?.matches) {
-      // a short screen: split a four-high value too, while the columns fit its width
-      let columns = parts.reduce((n, p) => n + p.length, 0);
+      // a short screen: split a four-high value too (as many as render lets)
       values.forEach((v, i) => {
         const shorter = columnParts(byValue.get(v)!, SHORT_COLUMN);
-        if (shorter.length > parts[i].length && columns + shorter.length - parts[i].length <= SHORT_MAX_COLUMNS) {
-          columns += shorter.length - parts[i].length;
+        if (shorter.length > parts[i].length && splitsDrawn < shortSplits) {
+          splitsDrawn += 1;
           parts[i] = shorter;
         }
       });
@@ -675,9 +676,33 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     const focused = focusKey(document.activeElement);
     const hadModal = root.querySelector(".modal") !== null;
     const before = root.querySelector(".in-play-box .card.shown")?.getBoundingClientRect() ?? null;
+    shortSplits = Infinity;
     draw();
+    // a short screen: where the hand, wider by its split values, squeezes the play button
+    // and the waits beside it into more lines than the hand is high (a long language, my
+    // groups on the table), try one value fewer split (it stands four high: style.css),
+    // and keep the lowest play row (of equal ones, the most split)
+    let best = { splits: splitsDrawn, height: playRowHeight() };
+    while (splitsDrawn > 0 && playRowHeight() > handHeight() + 1) {
+      shortSplits = splitsDrawn - 1;
+      draw();
+      if (playRowHeight() < best.height) best = { splits: splitsDrawn, height: playRowHeight() };
+    }
+    if (splitsDrawn !== best.splits) {
+      shortSplits = best.splits;
+      draw();
+    }
     animate(before);
     restoreFocus(focused, hadModal);
+  }
+
+  /** How high my play row (my hand, my groups, the play buttons and the waits) and my
+   * hand stand as drawn. */
+  function playRowHeight(): number {
+    return root.querySelector<HTMLElement>(".mine .play-row")?.offsetHeight ?? 0;
+  }
+  function handHeight(): number {
+    return root.querySelector<HTMLElement>(".mine .play-row .hand")?.offsetHeight ?? 0;
   }
 
   function draw(): void {
