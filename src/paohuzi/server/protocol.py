@@ -330,7 +330,7 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
     if forwarded:  # its own address came with the cluster's secret
         from paohuzi.server.cluster import FORWARDED_FOR
 
-        address = ws.headers.get(FORWARDED_FOR, "")
+        address = person_address(ws.headers.get(FORWARDED_FOR, ""))
     if not forwarded:
         if not server.allow("connections_per_address", address):
             await refuse("too many connections from your address: slow down", 1008)
