@@ -847,9 +847,11 @@ def test_a_hand_too_wide_to_split_keeps_its_cards_tappable_on_the_shortest_phone
 
 def test_the_lobby_held_sideways_shows_play_the_computer_on_the_first_screen(browser, srv):  # noqa: F811
     """The phone walk: at 667x375 and 740x360 人机对战 sat at 424-460 px, below the first
-    screen, and in English (Play the computer) at 398-434 and 383-419. Now its form and
-    button are on it in both languages, with what was there before (the top bar, the
-    profile, the hall's 玩法 and every 场次's quick match), the page unscrolled."""
+    screen, and in English (Play the computer) at 398-434 and 383-419; on the smallest,
+    568x320, at 470-506 (English 510-546), and in English at 640x360 at 368-404. Now its
+    form and button are on it at every size in both languages, with what was there before
+    (the top bar, the profile, the hall's 玩法 and every 场次's quick match), the page
+    unscrolled."""
     context = phone(browser, SIDEWAYS["667x375"])
     page = context.new_page()
     enter(page, srv.base, "横屏大厅")
@@ -862,8 +864,8 @@ def test_the_lobby_held_sideways_shows_play_the_computer_on_the_first_screen(bro
             page.click("[data-name=lang]")
         page.wait_for_selector(f"[data-name=quick]:text-is('{button}')")
         page.wait_for_selector(".hall .changci [data-name^=match-]")
-        for size in ("667x375", "740x360"):
-            viewport = SIDEWAYS[size]
+        for size in ("667x375", "740x360", "640x360", "568x320"):
+            viewport = SMALL_PHONES[size] if size == "568x320" else SIDEWAYS[size]
             page.set_viewport_size(viewport)
             page.wait_for_timeout(150)
             page.screenshot(path=str(SHOTS / f"lobby-{lang}-{size}.png"))
