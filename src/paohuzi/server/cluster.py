@@ -330,16 +330,14 @@ async def forward(ws: WebSocket, url: str, secret: str, address: str = "") -> No
     aborts the connection: a client that reads nothing holds no relay open."""
     import websockets
 
-    from paohuzi.server.connection import SEND_TIMEOUT
-    from paohuzi.server.transport import SEND_TEXT_NOW
+    from paohuzi.server import connection
 
-    offered = ((getattr(ws, "scope", None) or {}).get("extensions") or {}).get(SEND_TEXT_NOW)
-    abort = (offered or {}).get("abort")
+    send_timeout = connection.SEND_TIMEOUT
     cut_off = False
 
     try:
         upstream = await websockets.connect(
-            url, max_size=2**22, open_timeout=5, close_timeout=SEND_TIMEOUT,
+            url, max_size=2**22, open_timeout=5, close_timeout=send_timeout,
             additional_headers={FORWARDED: secret, FORWARDED_FOR: address})
     except (OSError, websockets.InvalidHandshake, TimeoutError):
         await ws.close(code=1012)
@@ -357,7 +355,7 @@ async def forward(ws: WebSocket, url: str, secret: str, address: str = "") -> No
         nonlocal cut_off
         async for data in upstream:
             try:
-                async with asyncio.timeout(SEND_TIMEOUT):
+                async with asyncio.timeout(send_timeout):
                     if isinstance(data, str):
                         await ws.send_text(data)
                     else:
@@ -375,11 +373,6 @@ async def forward(ws: WebSocket, url: str, secret: str, address: str = "") -> No
         await asyncio.gather(*tasks, return_exceptions=True)
         code = 1013 if cut_off else upstream.close_code or 1012  # 1013: try again later
         await upstream.close()
-        try:
-            async with asyncio.timeout(SEND_TIMEOUT):
-                await ws.close(code=code if 1000 <= code < 5000 and code != 1006 else 1012)
-        except TimeoutError:
-            if abort is not None:
-                abort()
-        except Exception:  # already closed, or it failed: nothing left to close
-            pass
+        await connection.close_or_abort(
+            ws, code if 1000 <= code < 5000 and code != 1006 else 1012,
+            connection.send_text_now_of(ws).get("abort"))

@@ -66,8 +66,7 @@ class Client:
     abort: Callable[[], None] | None = field(init=False, repr=False)  # SEND_TEXT_NOW's
 
     def __post_init__(self) -> None:
-        scope = getattr(self.ws, "scope", None) or {}
-        offered = (scope.get("extensions") or {}).get(SEND_TEXT_NOW) or {}
+        offered = send_text_now_of(self.ws)
         self.write_now = offered.get("send")
         self.abort = offered.get("abort")
 
@@ -147,14 +146,7 @@ class Client:
         return self.closing
 
     async def _close(self, code: int) -> None:
-        try:
-            async with asyncio.timeout(SEND_TIMEOUT):
-                await self.ws.close(code=code)
-        except TimeoutError:
-            if self.abort is not None:
-                self.abort()
-        except Exception:  # already closed, or it failed: nothing left to close
-            pass
+        await close_or_abort(self.ws, code, self.abort)
 
     def count_frame(self, now: float) -> int:
         """Count one incoming frame in this second's window; returns the window's count."""
@@ -162,3 +154,23 @@ class Client:
             self.window_start, self.window_count = now, 0
         self.window_count += 1
         return self.window_count
+
+
+def send_text_now_of(ws: Any) -> dict[str, Any]:
+    """What the socket's server offers under :data:`~paohuzi.server.transport.SEND_TEXT_NOW`
+    (``send``, ``abort``; empty under another server or a test client)."""
+    scope = getattr(ws, "scope", None) or {}
+    return dict((scope.get("extensions") or {}).get(SEND_TEXT_NOW) or {})
+
+
+async def close_or_abort(ws: Any, code: int, abort: Callable[[], None] | None) -> None:
+    """Close ``ws`` with ``code``; if its peer does not take the close frame within
+    SEND_TIMEOUT, ``abort`` the connection (a peer that reads nothing would hold it)."""
+    try:
+        async with asyncio.timeout(SEND_TIMEOUT):
+            await ws.close(code=code)
+    except TimeoutError:
+        if abort is not None:
+            abort()
+    except Exception:  # already closed, or it failed: nothing left to close
+        pass
