@@ -957,3 +957,36 @@ def test_in_english_the_shortest_phone_leaves_the_other_seats_a_third(browser, s
     assert found == []
     context.close()
 
+
+def test_a_full_hand_held_upright_gives_each_card_a_fingers_square(browser, srv):  # noqa: F811
+    """Held upright at 390x844 (and 375x667), each card of a dealt hand's eleven columns
+    showed 31x27 px of itself (31 px wide, 27 above the next card of its column). Now
+    each shows at least 32x32 px, measured less the next card of its column over its foot
+    and the next column over its right side, and a tap at its centre reaches it."""
+    welcome, state = mock_state(dealt_hand(), seat=dealt_hand().dealer)
+    context = phone(browser, UPRIGHT_PHONES["390x844"])
+    enter(context.new_page(), srv.base, "竖屏满手")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".mine .hand .card")
+    problems = {}
+    for size in ("390x844", "375x667"):
+        viewport = UPRIGHT_PHONES[size]
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(SHOTS / f"upright-full-hand-{size}.png"))
+        rights = page.evaluate("""() => [...document.querySelectorAll('.mine .hand .card')]
+            .map(c => { const next = c.parentElement.nextElementSibling;
+                        const r = c.getBoundingClientRect();
+                        return next ? Math.min(r.right, next.getBoundingClientRect().left)
+                                    : r.right; })""")
+        taps = hand_taps(page)
+        assert len(taps) == 21 and page.eval_on_selector_all(
+            ".mine .hand .column", "ns => ns.length") == 11
+        found = [f"{c} {right - left:.1f}x{h:.1f}" for (c, left, _, _, h, _), right
+                 in zip(taps, rights, strict=True) if right - left < FINGER or h < FINGER]
+        found += [f"{c} not hit" for c, *_, hit in taps if not hit]
+        found += layout_problems(page) + off_screen(page, viewport, ON_THE_TABLE)
+        if found:
+            problems[size] = found
+    assert problems == {}
+    context.close()
