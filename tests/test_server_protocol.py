@@ -512,9 +512,16 @@ def _escape_counts_only_against_the_leaver(srv: LiveServer) -> None:
                                 headers={"authorization": f"Bearer {token}"}).json())
     assert totals[1]["player"]["points"] < 0
     assert totals[1]["player"]["beans"] < STARTING_BEANS
+    # a red team saw the escape rated as a draw: the leaver's rating rose with the
+    # others'. It is the leaver's loss, and the others' ratings stay as they were.
+    fresh = 25.0, 25.0 / 3  # a new account's (OpenSkill's defaults)
+    left = totals[1]["player"]["rating"]
+    assert left["mu"] < fresh[0]
     for stayed in (0, 2):
         assert totals[stayed]["player"]["points"] == 0
         assert totals[stayed]["player"]["beans"] == STARTING_BEANS
+        rating = totals[stayed]["player"]["rating"]
+        assert (rating["mu"], rating["sigma"]) == pytest.approx(fresh, abs=1e-3)
         assert totals[stayed]["games"][0]["reason"] == "escape"
     info = httpx.get(f"{srv.base}/api/rooms/{code}").json()
     assert info["matches"] and all("player" not in row for m in info["matches"]

@@ -323,6 +323,9 @@ class Server:
                   if table.seats[i].kind == "human" and table.seats[i].player is not None]
         ratings: dict[int, tuple[float, float]] = {}
         read: dict[int, tuple[float, float]] = {}  # the ratings the new ones come from
+        escape = summary.result.reason is EndReason.ESCAPE
+        leaver = None if summary.result.leaver is None else \
+            summary.players[summary.result.leaver]
         try:
             from openskill.models import PlackettLuce
 
@@ -339,7 +342,9 @@ class Server:
                 teams.append([rating])
                 won = summary.result.winner is not None and \
                     summary.players[summary.result.winner] == seat
-                ranks.append(1.0 if won or summary.result.winner is None else 2.0)
+                # an escape is the leaver's loss (never a draw that raises his rating)
+                lost = seat == leaver if escape else not won and summary.result.winner is not None
+                ranks.append(2.0 if lost else 1.0)
             rated = model.rate(teams, ranks=ranks)
             for seat, team in zip(summary.players, rated, strict=True):
                 pid = table.seats[seat].player
@@ -348,8 +353,6 @@ class Server:
         except ImportError:  # pragma: no cover - openskill is a server dependency
             pass
         updates = []
-        leaver = None if summary.result.leaver is None else \
-            summary.players[summary.result.leaver]
         for seat, pid in humans:
             assert pid is not None
             rec = self.storage.player(pid)
@@ -357,13 +360,14 @@ class Server:
                 continue
             read.setdefault(pid, (rec.rating_mu, rec.rating_sigma))  # the 醒家's, kept
             points = summary.points[seat]
-            if summary.result.reason is EndReason.ESCAPE and seat != leaver:
-                # an escape's penalty is the table's, never a lifetime gain: accounts
-                # that sit down and leave at once would otherwise feed another's level
-                points = 0
             won = summary.result.winner is not None and \
                 summary.players[summary.result.winner] == seat
             mu, sigma = ratings.get(pid, (rec.rating_mu, rec.rating_sigma))  # 醒家: unrated
+            if escape and seat != leaver:
+                # an escape's penalty is the table's, never a lifetime gain (points or
+                # rating): accounts that sit down and leave at once would otherwise feed
+                # another's level
+                points, (mu, sigma) = 0, read[pid]
             if seat in sharing or seat in (computer_played or ()):  # its losses only
                 points, won, (mu, sigma) = min(points, 0), False, read[pid]
             updates.append(PlayerUpdate(pid, points, beans_of(points, table.config.ruleset),
