@@ -311,3 +311,32 @@ def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
         runtime.stop()
         server.pool.close()
     asyncio.run(go())
+
+
+def test_a_room_ended_with_its_hand_in_progress_settles_it_as_an_escape(tmp_path):
+    """A red team dropped its bad hands for free: it looked at a deal in a standard quick
+    room, walked away, and opened rooms until its open-room cap ended that one. The hand
+    was never settled (no points, beans or game), where a leave cost the escape penalty.
+    A room ended with a hand in progress settles it as its creator's escape (§7.4)."""
+    from paohuzi.server.economy import STARTING_BEANS
+
+    with live_server(str(tmp_path / "game.db"), Limits(max_open_rooms_per_player=1)) as srv:
+        _, token = srv.player("abandoner")
+        code = srv.quick(token, level="normal", timer=60)
+
+        async def look_and_walk_away() -> None:
+            conn = await connect(srv, code, token)
+            await conn.until(lambda m: m.get("type") == "state" and m.get("view")
+                             and m["view"].get("hand"), timeout=30)
+            await conn.ws.close()
+
+        asyncio.run(look_and_walk_away())
+        deadline = time.monotonic() + 10
+        while srv.server.runtimes[code].clients and time.monotonic() < deadline:
+            time.sleep(0.05)
+        srv.quick(token, level="normal", timer=60)  # the cap ends the first room
+        assert code not in srv.server.runtimes
+        games = srv.games(token)
+        assert [g["reason"] for g in games] == ["escape"]
+        me = httpx.get(f"{srv.base}/api/me", headers=auth(token)).json()["player"]
+        assert me["points"] < 0 and me["beans"] < STARTING_BEANS and me["hands"] == 1

@@ -227,6 +227,24 @@ class Runtime:
         if self.settle_retry is not None:
             self.settle_retry.cancel()
 
+    def abandon(self, creator: int | None) -> None:
+        """The room ends for good with nobody connected (the caller holds the lock): a hand
+        in progress is settled as the escape (§7.4) of a person who walked away from it
+        (``creator``, the room's creator's account, if he plays it, else the first person
+        who does) and a finished one is settled. A room ended with its hand unsettled let
+        a person look at each deal and drop the bad ones for free (a red team: a leave
+        cost -27, ending the room by opening others nothing)."""
+        t = self.table
+        hand = t.hand
+        if hand is not None and not hand.ended and t.match is not None and not t.match.over:
+            people = [s for s, seat in enumerate(t.seats) if seat.kind == "human"
+                      and seat.player is not None and t.hand_seat(s) is not None]
+            mine = [s for s in people if t.seats[s].player == creator]
+            if people:
+                self.commit({"k": "escape", "seat": (mine or people)[0], "ends_match": True,
+                             "abandoned": True})
+        self.settle_if_needed(showing=True)
+
     def settle_if_needed(self, *, showing: bool = False) -> None:
         """Side effects of a finished hand, once and in one transaction: game record,
         player totals, rating, ``settled`` (settlement.py). A failure is logged (its

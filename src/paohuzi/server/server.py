@@ -179,7 +179,14 @@ class Server:
     def _end_room(self, code: str, runtime: Runtime) -> None:
         """End a live room for good (the caller holds its lock): its log is kept, it is
         marked ended, its runtime stopped (one another process took over meanwhile is let
-        go, not ended: it is no longer this one's)."""
+        go, not ended: it is no longer this one's). A hand in progress is settled first, as
+        an escape (:meth:`Runtime.abandon`)."""
+        creator = self.creators.get(code)
+        try:
+            runtime.abandon(None if creator is None else creator.player)
+        except LeaseLostError:  # taken over by another process: not this one's to settle
+            log.warning("room %s: lease lost to another process; its hand not settled here",
+                        code)
         runtime.stop()
         try:
             self.storage.end_room(code)
