@@ -241,8 +241,7 @@ class Runtime:
                       and seat.player is not None and t.hand_seat(s) is not None]
             mine = [s for s in people if t.seats[s].player == creator]
             if people:
-                self.commit({"k": "escape", "seat": (mine or people)[0], "ends_match": True,
-                             "abandoned": True})
+                self.commit({"k": "escape", "seat": (mine or people)[0], "ends_match": True})
         self.settle_if_needed(showing=True)
 
     def settle_if_needed(self, *, showing: bool = False) -> None:

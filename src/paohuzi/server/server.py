@@ -187,6 +187,9 @@ class Server:
         except LeaseLostError:  # taken over by another process: not this one's to settle
             log.warning("room %s: lease lost to another process; its hand not settled here",
                         code)
+        except Exception as exc:  # the room ends all the same (its log keeps the hand)
+            log.error("room %s: its hand in progress was not settled (%s)", code,
+                      type(exc).__name__)
         runtime.stop()
         try:
             self.storage.end_room(code)
