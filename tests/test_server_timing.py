@@ -446,7 +446,10 @@ def test_a_computer_answers_a_claim_within_the_claim_window(tmp_path, monkeypatc
     def recording(name: str, seed: int, view: Any, legal: Any,
                   deadline: float | None = None) -> Any:
         discarding = any(isinstance(action, Discard) for action in legal)
-        card = (len(view.events), *map(str, view.events[-3:]))  # the claim point
+        # the claim point: what every seat sees alike (two hands' event counts and last
+        # events once coincided; their piles and liangzhang tell them apart)
+        card = (len(view.events), view.wall, str(view.liangzhang), str(view.piles),
+                *map(str, view.events[-3:]))
         asked.append((discarding, card, deadline))
         return choose_move(name, seed, view, legal, deadline)
 
