@@ -114,6 +114,9 @@ def test_bad_room_options_are_refused_and_store_no_room(srv, body, said):
     "電脑·阿福 (简单)", "电腦·阿福 (简单)", "電腦·阿福",  # traditional forms, mixed or not
     "cоmputer (hard)",  # a Cyrillic о
     "COMPUTER", "c0mputer", "cornputer", "Ｃｏｍｐｕｔｅｒ",
+    # a red team's, accepted before: a Japanese 脳, small capitals, a Cherokee ꮯ, and a
+    # Greek lunate ϲ (which NFKC turned into σ before the look-alike table was read)
+    "电脳·阿福 (简单)", "ᴄᴏᴍᴘᴜᴛᴇʀ", "ꮯomputer", "ϲomputer", "ᶜᵒᵐᵖᵘᵗᵉʳ", "ℭ𝔬𝔪𝔭𝔲𝔱𝔢𝔯",
 ])
 def test_nicknames_drawn_like_a_computer_seat_are_refused(srv, nickname):
     """They were accepted: each renders as (or nearly as) the name of a computer seat,
@@ -121,6 +124,27 @@ def test_nicknames_drawn_like_a_computer_seat_are_refused(srv, nickname):
     reply = post_raw(srv, "/api/players", json.dumps({"nickname": nickname}).encode())
     assert reply.status_code == 400, reply.text
     assert "kept for computer players" in reply.json()["error"]
+
+
+def test_every_listed_look_alike_of_a_computer_letter_is_refused():
+    """Each character Unicode's confusables list draws like a letter of "computer", put in
+    its place, makes a nickname that is refused; names that only start alike are not."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    from paohuzi.server.inputs import BadInput, clean_nickname
+
+    tried = 0
+    for index, letter in enumerate("computer"):
+        for homoglyph in confusables_data[letter]:
+            if len(homoglyph["c"]) != 1:
+                continue
+            tried += 1
+            name = "computer"[:index] + homoglyph["c"] + "computer"[index + 1:]
+            with pytest.raises(BadInput, match="kept for computer players"):
+                clean_nickname(name)
+    assert tried > 100
+    for name in ("Cora", "compute", "comrade", "阿福", "电视迷", "脑洞", "Computa"):
+        assert clean_nickname(name) == name
 
 
 def test_emoji_with_variation_selectors_stay_allowed_in_nicknames(srv):

@@ -16,6 +16,8 @@ paohuzi.server.inputs.BadInput: JSON nested deeper than 16 levels
 from __future__ import annotations
 
 import asyncio
+import functools
+import itertools
 import json
 import re
 import unicodedata
@@ -43,24 +45,62 @@ _IGNORABLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180
 Variation selectors among them are allowed in a name (an emoji's ❤️), never inside a
 reserved prefix."""
 
-_LOOKALIKES = str.maketrans({
-    "電": "电", "腦": "脑",  # traditional forms
-    "а": "a", "с": "c", "ϲ": "c", "е": "e", "о": "o", "ο": "o", "0": "o", "р": "p",
-    "ρ": "p", "υ": "u", "ս": "u", "г": "r", "т": "t", "τ": "t", "м": "m",  # Cyrillic, Greek
-})
-"""Letters drawn like those of a reserved prefix (a small part of Unicode's confusables:
-the letters of 电脑 and "computer")."""
+_HAN_LOOKALIKES = {"電": "电", "腦": "脑", "脳": "脑", "甩": "电"}
+"""Han characters drawn like those of 电脑: traditional and Japanese forms, and 甩 (电
+with a hook). Unicode's confusables list none of them."""
+_SMALL_LETTER = re.compile(r"(?:LATIN LETTER SMALL CAPITAL|MODIFIER LETTER (?:SMALL|CAPITAL)"
+                           r"|LATIN (?:SMALL|CAPITAL) LETTER)( REVERSED| TURNED)? ([A-Z])$")
+
+_PHONETIC_BLOCKS = ((0x0250, 0x0300), (0x1D00, 0x1E00), (0x2C60, 0x2D00), (0xA700, 0xA800),
+                    (0xAB30, 0xAB70), (0x10780, 0x107C0))
+"""The blocks holding small-capital and modifier forms of Latin letters (IPA, phonetic
+extensions, Latin Extended-C to -F)."""
+
+
+@functools.cache
+def _lookalikes() -> dict[int, str]:
+    """Each character drawn like an ASCII letter or digit, as that letter: Unicode's
+    confusables (the ``confusable_homoglyphs`` package's copy of UTS #39's list: Cyrillic,
+    Greek, Cherokee, Coptic, Deseret, mathematical letters...) plus every small-capital and
+    modifier form of a Latin letter by its character name (ᴍ, ʀ: the list links them to
+    other look-alikes, not to the letter)."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    table: dict[int, str] = {}
+    for char, homoglyphs in confusables_data.items():
+        if len(char) != 1:
+            continue
+        for homoglyph in homoglyphs:
+            other = homoglyph["c"]
+            if char.isascii() and char.isalnum() and len(other) == 1 and not other.isascii():
+                table.setdefault(ord(other), char.lower())
+            elif other.isascii() and other.isalnum() and not char.isascii():
+                table.setdefault(ord(char), other.lower())
+    for code in itertools.chain.from_iterable(range(*block) for block in _PHONETIC_BLOCKS):
+        match = _SMALL_LETTER.match(unicodedata.name(chr(code), ""))
+        if match and not match.group(1):
+            table.setdefault(code, match.group(2).lower())
+    table.update({ord(han): simple for han, simple in _HAN_LOOKALIKES.items()})
+    table[ord("0")] = "o"
+    return table
 
 
 def reserved_fold(text: str) -> str:
-    """``text`` as the reserved-prefix check reads it: NFKC, casefolded, without white
-    space or default-ignorable characters, look-alike letters as the ones they imitate.
+    """``text`` as the reserved-prefix check reads it: look-alike letters as the ones they
+    imitate (before and after NFKC, which turns some of them into other look-alikes: ϲ into
+    σ), casefolded, without white space or default-ignorable characters.
 
     >>> reserved_fold("電 腦·阿福"), reserved_fold("Cо\u034fmрuter"), reserved_fold("cornputer")
     ('电脑·阿福', 'computer', 'computer')
+    >>> reserved_fold("ϲᴏᴍᴘᴜᴛᴇʀ"), reserved_fold("电脳")
+    ('computer', '电脑')
     """
-    folded = "".join(_IGNORABLE.sub("", unicodedata.normalize("NFKC", text)).casefold().split())
-    return folded.translate(_LOOKALIKES).replace("rn", "m")
+    lookalikes = _lookalikes()
+    folded = unicodedata.normalize("NFKC", text.translate(lookalikes)).casefold()
+    folded = "".join(_IGNORABLE.sub("", folded).split())
+    return folded.translate(lookalikes).replace("rn", "m")
+
+
 _BANNED_CATEGORIES = {"Cc": "a control character", "Cf": "an invisible formatting character",
                       "Cs": "a lone surrogate", "Co": "a private-use character",
                       "Cn": "an unassigned character", "Zl": "a line separator",
