@@ -513,7 +513,7 @@ def test_game_ids_are_unguessable_and_games_private_until_the_room_ends(tmp_path
     # run while it is open, even on a loaded machine
     bounds = limits(room_idle_hours=5 / 3600, sweep_seconds=0.1)
     with live_server(str(tmp_path / "g.db"), bounds) as srv:
-        _, token = srv.player()
+        _, token = srv.player("明")
         _, stranger = srv.player()
 
         code = asyncio.run(escape_a_hand(srv, token))
@@ -526,8 +526,12 @@ def test_game_ids_are_unguessable_and_games_private_until_the_room_ends(tmp_path
             for headers in ({}, auth(stranger)):
                 refused = httpx.get(f"{srv.base}{path}", headers=headers)
                 assert refused.status_code == 403 and "players" in refused.json()["error"]
-        assert httpx.get(f"{srv.base}/api/games/{game_id}",
-                         headers=auth(token)).json()["room"] == code
+        mine = httpx.get(f"{srv.base}/api/games/{game_id}", headers=auth(token)).json()
+        assert mine["room"] == code
+        # seats by nickname, never by account id (they were served as "players": [ids])
+        assert "players" not in mine and mine["names"][mine["you"]] == "明"
+        steps = httpx.get(f"{srv.base}/api/games/{game_id}/steps", headers=auth(token)).json()
+        assert "players" not in steps and steps["names"] == mine["names"]
         deadline = time.monotonic() + 30
         while code in srv.server.runtimes and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -535,6 +539,8 @@ def test_game_ids_are_unguessable_and_games_private_until_the_room_ends(tmp_path
         public = httpx.get(f"{srv.base}/api/games/{game_id}")
         assert public.status_code == 200 and "room" not in public.json()
         assert code not in public.text
+        assert "players" not in public.json() and public.json()["you"] is None
+        assert public.json()["names"] == mine["names"]
 
 
 def test_spectators_cannot_lock_a_seated_player_out(srv):

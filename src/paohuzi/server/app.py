@@ -30,6 +30,7 @@ from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_bod
 from paohuzi.server.limits import Limits
 from paohuzi.server.matchmaking import AlreadyQueued, MatchSettings, QueueError
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
+from paohuzi.server.replays import public_record
 from paohuzi.server.roombounds import Creator, RoomLimitError, ServerFull, address_key
 from paohuzi.server.rulesdoc import rules_doc
 from paohuzi.server.server import Server, log, normal_room_code
@@ -301,10 +302,21 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         if isinstance(found, JSONResponse):
             return found
         _, stored, played = found
-        record = stored.record
-        if not played:  # the room code is for the people who played there
-            record = {k: v for k, v in record.items() if k != "room"}
-        return JSONResponse(record)
+        rec = player_of(request)
+        return JSONResponse(public_record(stored.record, names_of(stored.record),
+                                          rec.id if rec is not None else None, played))
+
+    def names_of(record: dict[str, Any]) -> list[str]:
+        """The seats' names of a record: stored with it, or (a record stored before they
+        were) each account's nickname now."""
+        names = record.get("names")
+        if isinstance(names, list):
+            return [str(name) for name in names]
+        shown = []
+        for player in record.get("players") or []:
+            found = server.storage.player(player) if isinstance(player, int) else None
+            shown.append(found.nickname if found is not None else "电脑")
+        return shown
 
     async def index(request: Request) -> Response:
         page = STATIC / "index.html"
@@ -330,7 +342,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
                 not server.allow("replays_per_address", address_of(request)):
             return too_many("replays from your address")  # each one made costs CPU
         try:
-            body = await server.replays.get(game_id, stored.record)
+            body = await server.replays.get(game_id, {**stored.record,
+                                                      "names": names_of(stored.record)})
         except RecordError as exc:  # stored by an engine whose rules have changed since
             return error(422, f"game {game_id} does not replay with this version's rules "
                               f"({exc}); its record is still at /api/games/{game_id}")

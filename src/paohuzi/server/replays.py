@@ -14,7 +14,29 @@ from paohuzi.game.record import RecordError, replay_steps
 from paohuzi.game.view import observe, view_json
 from paohuzi.server.fairness import FORMULA, Shuffle, commitment
 
-__all__ = ["ReplayCache", "replay_pages", "shuffle_check"]
+__all__ = ["ReplayCache", "public_record", "replay_pages", "shuffle_check"]
+
+
+def public_record(record: dict[str, Any], names: list[str], viewer: int | None,
+                  played: bool) -> dict[str, Any]:
+    """A stored record as it is served (``GET /api/games/{id}``): the seats by ``names``
+    (nicknames, as the room's 大结算 shows them), never by account id; ``you``, the hand's
+    seat of ``viewer`` (his account id) if he played it; ``room`` only if he ``played`` in
+    the room (room codes are never given out by a public endpoint).
+
+    >>> public_record({"players": [7, None], "room": "123456"}, ["Ming", "电脑"], 7, True)
+    {'names': ['Ming', '电脑'], 'you': 0, 'room': '123456'}
+    >>> public_record({"players": [7, None], "room": "123456"}, ["Ming", "电脑"], None, False)
+    {'names': ['Ming', '电脑'], 'you': None}
+    """
+    players = record.get("players") or []
+    served = {k: v for k, v in record.items() if k not in ("players", "names", "room")}
+    served["names"] = names
+    served["you"] = players.index(viewer) if viewer is not None and viewer in players \
+        else None
+    if played and "room" in record:
+        served["room"] = record["room"]
+    return served
 
 
 def replay_pages(record: dict[str, Any]) -> dict[str, Any]:
@@ -31,7 +53,7 @@ def replay_pages(record: dict[str, Any]) -> dict[str, Any]:
         steps.append({"action": actions[i - 1] if i else None, "seats": seats,
                       "wall": len(hand.wall)})
     return {"rules": record["rules"], "result": record.get("result"), "steps": steps,
-            "shuffle": shuffle_check(record), "players": record.get("players")}
+            "shuffle": shuffle_check(record), "names": record.get("names")}
 
 
 def shuffle_check(record: dict[str, Any]) -> dict[str, Any]:

@@ -299,6 +299,12 @@ class Table:
         s = self.seats[match_seat]
         return s.kind != "human" or s.tuoguan
 
+    def shown_name(self, match_seat: int) -> str:
+        """The seat's name as everyone sees it: its nickname, or the computer's name with
+        its level (:func:`~paohuzi.server.names.computer_name`). Never an account id."""
+        s = self.seats[match_seat]
+        return s.nickname if s.kind == "human" else computer_name(match_seat, s.kind)
+
     def computer_name(self, match_seat: int) -> str:
         kind = self.seats[match_seat].kind
         return kind if kind != "human" else "heuristic"
@@ -538,7 +544,7 @@ class Table:
                                 "huxi": h.result.arrangement.huxi
                                 if won and h.result.arrangement is not None else None}
             rows.append({"seat": seat, "kind": s.kind,  # never the account's id: public
-                         "nickname": s.nickname if s.kind == "human" else f"电脑 ({s.kind})",
+                         "nickname": self.shown_name(seat),
                          "points": self.match.points[seat], "beans": self.match_beans[seat],
                          "wins": sum(1 for h in self.match.history if h.result.winner is not None
                                      and h.players[h.result.winner] == seat),
@@ -635,8 +641,7 @@ class Table:
         table = {
             "code": self.code,
             "hand_no": self.hand_no,
-            "seats": [{"kind": s.kind, "nickname": s.nickname if s.kind == "human"
-                       else computer_name(i, s.kind), "tuoguan": s.tuoguan,
+            "seats": [{"kind": s.kind, "nickname": self.shown_name(i), "tuoguan": s.tuoguan,
                        "points": self.match.points[i], "beans": self.match.beans[i]}
                       for i, s in enumerate(self.seats)],
             "dealer": self.match.dealer if self.hand_no else None,  # drawn with hand 1
@@ -793,6 +798,7 @@ class Table:
         record["room"] = self.code
         record["match_seats"] = list(self.last_summary.players)
         record["players"] = [self.seats[s].player for s in self.last_summary.players]
+        record["names"] = [self.shown_name(s) for s in self.last_summary.players]
         record["hand_no"] = self.hands_before + self.last_summary.number
         # the finished hand's own shuffle, never the current one's
         shuffle = self.finished_shuffle
