@@ -322,7 +322,7 @@ def test_a_room_ended_with_its_hand_in_progress_settles_it_as_an_escape(tmp_path
 
     with live_server(str(tmp_path / "game.db"), Limits(max_open_rooms_per_player=1)) as srv:
         _, token = srv.player("abandoner")
-        code = srv.quick(token, level="normal", timer=60)
+        code = srv.quick(token, level="normal", timer=60, claim_window=1.0)
 
         async def look_and_walk_away() -> None:
             conn = await connect(srv, code, token)
@@ -334,7 +334,7 @@ def test_a_room_ended_with_its_hand_in_progress_settles_it_as_an_escape(tmp_path
         deadline = time.monotonic() + 10
         while srv.server.runtimes[code].clients and time.monotonic() < deadline:
             time.sleep(0.05)
-        srv.quick(token, level="normal", timer=60)  # the cap ends the first room
+        srv.quick(token, level="normal", timer=60, claim_window=1.0)  # the cap ends the first room
         assert code not in srv.server.runtimes
         games = srv.games(token)
         assert [g["reason"] for g in games] == ["escape"]

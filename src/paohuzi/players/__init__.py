@@ -30,7 +30,7 @@ from paohuzi.game.engine import Hand, HandResult
 from paohuzi.game.view import Observation, observe
 
 __all__ = ["EXPERIMENTAL", "LEVELS", "PLAYER_NAMES", "Player", "RandomPlayer", "choose_move",
-           "make_player", "observation_for", "play_hand"]
+           "make_player", "observation_for", "play_hand", "searches"]
 
 log = logging.getLogger("paohuzi.players")
 
@@ -94,6 +94,18 @@ def choose_move(name: str, seed: int, view: Observation | None,
         log.error("the computer player %s failed (%s)", name, type(error).__name__)
         return legal[-1]
     return action if action in legal else legal[-1]
+
+
+def searches(name: str) -> bool:
+    """Whether the computer player ``name`` searches, so that a deadline can cut its
+    thinking short (:func:`choose_move`).
+
+    >>> searches("normal"), searches("hard"), searches("heuristic"), searches("random")
+    (True, True, False, False)
+    """
+    from paohuzi.players.search import SearchPlayer
+
+    return name in PLAYER_NAMES and isinstance(make_player(name), SearchPlayer)
 
 
 def _stop_by(player: Player, deadline: float) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from paohuzi.core.kinds import EndReason
 from paohuzi.core.settlement import beans_of
+from paohuzi.players import searches
 from paohuzi.server.economy import practice
 from paohuzi.server.limits import Limiter, Limits, OpenCount
 from paohuzi.server.matchmaking import Matchmaker, MatchSettings
@@ -30,7 +31,7 @@ from paohuzi.server.roombounds import (
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.scheduler import FairPool
 from paohuzi.server.storage import PlayerUpdate, Storage
-from paohuzi.server.table import RoomConfig, Table, TableError
+from paohuzi.server.table import TIMINGS, RoomConfig, Table, TableError
 
 if TYPE_CHECKING:
     from paohuzi.server.cluster import Cluster
@@ -325,6 +326,10 @@ class Server:
         if any(table.seats[i].kind != "human" and practice(table.seats[i].kind, settings.computer)
                for i in summary.players):
             return []  # practice against a weaker computer than the hall's: no level
+        if table.config.claim_window < TIMINGS["claim_window"][0] and any(
+                table.seats[i].kind != "human" and searches(table.seats[i].kind)
+                for i in summary.players):
+            return []  # a window so short it cuts a searching computer's claim answers
         if not (sharing and settings.distinct_addresses):
             sharing = set()
         seated = [*summary.players] + ([summary.xingjia] if summary.xingjia is not None else [])
