@@ -146,10 +146,21 @@ export function mountTable(root: HTMLElement, code: string): () => void {
   };
   let flashTimer = 0;
   let gone = false; // this page was left (the cleanup ran)
-  // the hand's columns are drawn anew when the screen turns short or back (SHORT_SCREEN)
+  // the hand's columns are drawn anew when the screen turns short or back (SHORT_SCREEN),
+  // and when a short screen changes size (a phone turned, a browser bar shown): how many
+  // values the hand may split depends on the width beside it (render), once a frame
   const shortScreen = window.matchMedia?.(SHORT_SCREEN);
   const onShortScreen = () => render();
   shortScreen?.addEventListener?.("change", onShortScreen);
+  let resizeFrame = 0;
+  const onResize = () => {
+    if (!shortScreen?.matches || resizeFrame) return;
+    resizeFrame = requestAnimationFrame(() => {
+      resizeFrame = 0;
+      render();
+    });
+  };
+  window.addEventListener("resize", onResize);
   // on a short screen: how many four-high values the hand may split (render lowers it
   // where the wider hand squeezes what is beside it), and how many the last draw split
   let shortSplits = Infinity;
@@ -797,6 +808,8 @@ export function mountTable(root: HTMLElement, code: string): () => void {
   return () => {
     gone = true;
     shortScreen?.removeEventListener?.("change", onShortScreen);
+    window.removeEventListener("resize", onResize);
+    cancelAnimationFrame(resizeFrame);
     clearInterval(tick);
     clearTimeout(flashTimer);
     document.body.classList.remove("at-table");
