@@ -214,9 +214,14 @@ def parse_message(raw: str) -> Message:
 
 
 def seq_of(raw: str) -> int | None:
-    """The ``seq`` of a frame, if it has a readable one (for refusing it by number)."""
+    """The ``seq`` of a frame, if it has a readable one (for refusing it by number): an
+    integer, never ``true`` (a bool is an int in Python).
+
+    >>> seq_of('{"seq": 7}'), seq_of('{"seq": true}'), seq_of('[1]'), seq_of('{')
+    (7, None, None, None)
+    """
     try:
         seq = json.loads(raw).get("seq")
     except (ValueError, AttributeError, RecursionError):
         return None
-    return seq if isinstance(seq, int) else None
+    return seq if _int(seq) else None
