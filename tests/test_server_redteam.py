@@ -340,3 +340,209 @@ def test_a_room_ended_with_its_hand_in_progress_settles_it_as_an_escape(tmp_path
         assert [g["reason"] for g in games] == ["escape"]
         me = httpx.get(f"{srv.base}/api/me", headers=auth(token)).json()["player"]
         assert me["points"] < 0 and me["beans"] < STARTING_BEANS and me["hands"] == 1
+
+
+# ---- rooms made and never joined: the server-wide cap (a red team) -----------------------
+# ~157 IPv6 addresses (4 accounts x 8 empty rooms each) filled the 5,000 rooms of a process
+# in ~70 s: rooms nobody ever connected to lived a day, and newcomers got 503 on
+# /api/rooms/quick and /api/match. Now such a room ends after ``unjoined_room_minutes``,
+# the cap per address counts an IPv6 /48, and a full process ends rooms nobody joined
+# (never one with a connection or a hand in progress) to make space.
+
+TWO_SEATS = {"seats": ["human", "human", "normal"], "timer": 60}
+
+
+def age(runtime: Any, seconds: float) -> None:
+    """Make a room ``seconds`` older: made, and last active, that much earlier."""
+    runtime.last_active -= seconds
+    runtime.made_at = getattr(runtime, "made_at", time.time()) - seconds
+
+
+@pytest.mark.parametrize("minutes", [None, 1 / 60])
+def test_a_room_nobody_ever_connects_to_ends_after_unjoined_room_minutes(tmp_path, minutes):
+    """The browser's flow (create, then connect) keeps its room (the idle rule); a room
+    made and never connected to ends after ``unjoined_room_minutes`` (5 by default: the
+    rooms are made 10 minutes older), not after a day."""
+    from server_util import until
+
+    async def go(srv: LiveServer) -> None:
+        _, token = srv.player("房主")
+        empty = srv.room(token, **TWO_SEATS)
+        used = srv.room(token, **TWO_SEATS)
+        conn = await connect(srv, used, token)  # at once, as the browser does
+        await conn.ws.close()
+        await asyncio.sleep(0.2)  # its disconnection is seen
+        if minutes is None:
+            for code in (empty, used):
+                age(srv.server.runtimes[code], 600.0)
+        await asyncio.to_thread(until, lambda: empty not in srv.server.runtimes, 5.0)
+        await asyncio.sleep(0.5)  # a few sweeps more
+        assert empty not in srv.server.runtimes
+        assert used in srv.server.runtimes
+        assert empty not in {code for code, _ in srv.server.storage.rooms()}  # ended
+    bounds = Limits(sweep_seconds=0.1) if minutes is None else \
+        Limits(unjoined_room_minutes=minutes, sweep_seconds=0.1)
+    with live_server(str(tmp_path / "g.db"), bounds) as srv:
+        asyncio.run(go(srv))
+
+
+def test_a_restored_room_nobody_came_to_gets_the_unjoined_minutes_again(tmp_path):
+    """Who connected before a restart is not stored: a restored room with no hand dealt
+    and no other person's seat is given ``unjoined_room_minutes`` from the restart (its
+    people reconnect at once); one another person sits in keeps the idle rule."""
+    from paohuzi.server.economy import STARTING_BEANS
+    from paohuzi.server.roombounds import Creator
+    from paohuzi.server.server import Server
+    from paohuzi.server.storage import SQLiteStorage
+
+    database = str(tmp_path / "g.db")
+
+    async def make() -> tuple[str, str]:
+        server = Server(SQLiteStorage(database), Limits(), computer_processes=False)
+        owner, _ = server.storage.create_player("房主", beans=STARTING_BEANS)
+        guest, _ = server.storage.create_player("来客", beans=STARTING_BEANS)
+        creator = Creator(owner.id, "k")
+        lonely = await server.open_room(TWO_SEATS, creator)
+        visited = await server.open_room(TWO_SEATS, creator, [
+            {"k": "sit", "seat": 1, "player": guest.id, "nickname": guest.nickname}])
+        stop(server)
+        return lonely.code, visited.code
+
+    async def restart(lonely: str, visited: str) -> None:
+        server = Server(SQLiteStorage(database), Limits(), computer_processes=False)
+        assert server.restore() == 2
+        for runtime in server.runtimes.values():
+            age(runtime, 240.0)  # 4 minutes after the restart: within the 5
+        assert await server.expire_idle_rooms() == []
+        for runtime in server.runtimes.values():
+            age(runtime, 120.0)  # 6 minutes: the room nobody came to ends
+        assert await server.expire_idle_rooms() == [lonely]
+        assert list(server.runtimes) == [visited]
+        stop(server)
+
+    asyncio.run(restart(*asyncio.run(make())))
+
+
+def stop(server: Any) -> None:
+    for runtime in server.runtimes.values():
+        runtime.stop()
+    server.pool.close()
+    server.storage.close()
+
+
+def test_rotating_ipv6_addresses_inside_a_48_keeps_one_cap_of_rooms(tmp_path):
+    """Addresses were counted by /64: a /48 holds 65,536 of them, and one person rotating
+    through it had a new cap of rooms per address each time. The cap on rooms per
+    address now counts a /48 (other limits keep the /64)."""
+    from paohuzi.server.app import create_app
+
+    bounds = Limits(max_open_rooms_per_player=100, max_open_rooms_per_address=3)
+    app = create_app(database=str(tmp_path / "g.db"), limits=bounds,
+                     computer_processes=False)
+    server = app.state.server
+
+    async def post(host: str, path: str, body: dict[str, Any],
+                   token: str | None = None) -> httpx.Response:
+        transport = httpx.ASGITransport(app=app, client=(host, 40000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            return await client.post(path, json=body, headers=auth(token) if token else {})
+
+    async def go() -> None:
+        codes = []
+        for i, name in enumerate("甲乙丙丁戊己庚辛"):  # eight /64s of 2001:db8:7::/48
+            host = f"2001:db8:7:{i + 1:x}::{i + 1:x}"
+            token = (await post(host, "/api/players", {"nickname": name})).json()["token"]
+            reply = await post(host, "/api/rooms", TWO_SEATS, token)
+            assert reply.status_code == 200, reply.text
+            codes.append(reply.json()["code"])
+        # the oldest ones, nobody connected to, were ended: three live, as for one address
+        assert [code in server.runtimes for code in codes] == [False] * 5 + [True] * 3
+        token = (await post("2001:db8:8::1", "/api/players", {"nickname": "壬"})).json()["token"]
+        reply = await post("2001:db8:8::1", "/api/rooms", TWO_SEATS, token)
+        assert reply.status_code == 200, reply.text  # another /48: its own cap
+        assert all(code in server.runtimes for code in codes[5:])
+        stop(server)
+
+    asyncio.run(go())
+
+
+def test_a_full_server_ends_a_room_nobody_joined_to_seat_a_newcomer(tmp_path):
+    """The quick game and the quick match of a newcomer still get a table in a process
+    full of rooms nobody joined: the oldest of them end to make space."""
+    from server_util import until
+
+    from paohuzi.server.matchmaking import MatchSettings
+
+    match = MatchSettings(wait=0.0, tick=0.1, computer="random")
+    with live_server(str(tmp_path / "g.db"), Limits(max_rooms=3), match=match) as srv:
+        _, squatter = srv.player("占座")
+        squatted = [srv.room(squatter, **TWO_SEATS) for _ in range(3)]
+        _, newcomer = srv.player("新人")
+        reply = httpx.post(f"{srv.base}/api/rooms/quick", json={}, headers=auth(newcomer))
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["code"] in srv.server.runtimes
+        # the oldest never-joined room made the space
+        assert [code in srv.server.runtimes for code in squatted] == [False, True, True]
+        _, matcher = srv.player("配桌")
+        reply = httpx.post(f"{srv.base}/api/match", json={"changci": "xinshou"},
+                           headers=auth(matcher))
+        assert reply.status_code == 200, reply.text
+        seated = until(lambda: httpx.get(f"{srv.base}/api/match", headers=auth(matcher))
+                       .json().get("code"), 10.0)
+        assert seated in srv.server.runtimes
+        assert [code in srv.server.runtimes for code in squatted] == [False, False, True]
+        assert len(srv.server.runtimes) == 3
+
+
+def test_a_full_server_of_live_rooms_still_answers_503(tmp_path):
+    """A room with someone connected, or another person's seat in a match not over, is
+    never ended to make space: the newcomer gets 503 as before."""
+    async def go(srv: LiveServer) -> None:
+        _, owner = srv.player("房主")
+        _, guest = srv.player("来客")
+        watched = srv.room(owner, **TWO_SEATS)
+        conn = await connect(srv, watched, owner)  # connected, and stays so
+        shared = srv.room(owner, **TWO_SEATS)
+        other = await connect(srv, shared, guest)  # another person's seat, then gone
+        await other.send({"type": "sit", "seat": 1})
+        await other.until(lambda m: m.get("type") == "ack")
+        await other.ws.close()
+        await asyncio.sleep(0.2)  # the disconnection is seen
+        _, newcomer = srv.player("新人")
+        for path in ("/api/rooms/quick", "/api/match"):
+            reply = httpx.post(f"{srv.base}{path}", json={"changci": "xinshou"},
+                               headers=auth(newcomer))
+            assert reply.status_code == 503, reply.text
+            assert "the server is full (2 rooms open)" in reply.json()["error"]
+        assert set(srv.server.runtimes) == {watched, shared}
+        await conn.ws.close()
+    with live_server(str(tmp_path / "g.db"), Limits(max_rooms=2)) as srv:
+        asyncio.run(go(srv))
+
+
+def test_a_hand_in_progress_is_never_ended_to_make_space(tmp_path):
+    """A room whose hand is dealt and not over (nobody connected, never connected since a
+    restart) neither expires as unjoined nor ends for a full process."""
+    from paohuzi.server.economy import STARTING_BEANS
+    from paohuzi.server.roombounds import Creator, ServerFull
+    from paohuzi.server.server import Server
+    from paohuzi.server.storage import SQLiteStorage
+
+    async def go() -> None:
+        server = Server(SQLiteStorage(":memory:"), Limits(max_rooms=1),
+                        computer_processes=False)
+        owner, _ = server.storage.create_player("房主", beans=STARTING_BEANS)
+        table = await server.open_room({"seats": ["human", "normal", "normal"]},
+                                       Creator(owner.id, "k"))
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            seat_people(runtime, [owner.id])
+            runtime.commit({"k": "start", "seed": 1, "salt": "x"})
+        age(runtime, 3600.0)  # an hour, nobody ever connected
+        assert await server.expire_idle_rooms() == []
+        with pytest.raises(ServerFull):
+            await server.open_room(TWO_SEATS, Creator(owner.id + 1, "other"))
+        assert list(server.runtimes) == [table.code]
+        stop(server)
+
+    asyncio.run(go())

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_util import LiveServer, auth, live_server
+from server_util import LiveServer, auth, live_server, seat_people
 from test_server_protocol import connect
 
 pytest.importorskip("starlette")
@@ -120,11 +120,12 @@ def test_joined_rooms_are_refused_a_new_room_rather_than_ended(tmp_path):
 
 
 def test_the_process_serves_at_most_max_rooms_then_503(tmp_path):
-    with live_server(str(tmp_path / "g.db"), Limits(max_rooms=2)) as srv:
+    """Beyond ``max_rooms``, with someone connected to every room (none can end to make
+    space: test_server_redteam.py), new rooms and the quick match get 503."""
+    async def go(srv: LiveServer) -> None:
         _, token = srv.player("甲")
         _, other = srv.player("乙")
-        srv.room(token, **TWO_SEATS)
-        srv.room(other, **TWO_SEATS)
+        conns = [await connect(srv, srv.room(who, **TWO_SEATS), who) for who in (token, other)]
         for path in ("/api/rooms", "/api/rooms/quick"):
             body = TWO_SEATS if path == "/api/rooms" else {}
             reply = httpx.post(f"{srv.base}{path}", json=body, headers=auth(token))
@@ -133,13 +134,21 @@ def test_the_process_serves_at_most_max_rooms_then_503(tmp_path):
         reply = httpx.post(f"{srv.base}/api/match", json={}, headers=auth(other))
         assert reply.status_code == 503, reply.text
         assert len(srv.server.runtimes) == 2
+        for conn in conns:
+            await conn.ws.close()
+    with live_server(str(tmp_path / "g.db"), Limits(max_rooms=2)) as srv:
+        asyncio.run(go(srv))
 
 
 def test_a_full_process_keeps_quick_match_people_queued_without_a_crash():
     async def go() -> None:
         server = Server(SQLiteStorage(":memory:"), Limits(max_rooms=1))
         rec, _ = server.storage.create_player("甲", beans=STARTING_BEANS)
-        server.create_room(TWO_SEATS)
+        guest, _ = server.storage.create_player("乙", beans=STARTING_BEANS)
+        table = server.create_room(TWO_SEATS)
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:  # a person's seat: not a room to end to make space
+            seat_people(runtime, [guest.id])
         server.matchmaker.join(rec, "10.0.0.1", "xinshou", "qq", now=0.0)
         with pytest.raises(ServerFull):
             server.create_room(TWO_SEATS)

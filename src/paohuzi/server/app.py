@@ -389,8 +389,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return JSONResponse({"left": mm.leave(rec.id), **mm.status(rec.id)})
         if not server.allow("rooms_per_account", str(rec.id)):
             return too_many("quick-match requests by your account")
-        cap = server.limits.max_rooms
-        if cap is not None and len(server.runtimes) >= cap:  # no table could be made now
+        if not server.room_for_more():  # full, and no room could end to make space
             return error(ServerFull.status, f"the server is full ({len(server.runtimes)} "
                          "rooms open): try again later")
         try:

@@ -134,6 +134,12 @@ class Limits:
     """Connections without a seat one room takes (seated players always get in)."""
     room_idle_hours: float = 24.0
     """A room with nobody connected and no action for this long expires."""
+    unjoined_room_minutes: float = 5.0
+    """A room nobody has connected to since it was made expires after this long (a
+    red team filled ``max_rooms`` with rooms made and never joined, each kept for
+    ``room_idle_hours``): the normal flow connects at once. A restored room that never
+    dealt a hand and has no other person's seat is given this long again from the
+    restart."""
     sweep_seconds: float = 60.0
     """How often idle rooms are looked for."""
     max_open_rooms_per_player: int | None = 8

@@ -82,6 +82,10 @@ class Runtime:
         its seq, its player, the hand): logged once the end is shown (:meth:`leave_later`)."""
         self.deadlines: dict[int, tuple[tuple[Any, ...], float]] = {}
         self.last_active = time.time()
+        self.made_at = self.last_active  # when it was made, or restored (wall time)
+        self.connected_ever = False
+        """Whether any connection (a seat or a spectator) has come since it was made or
+        restored (a restored room people came to is marked so by the server)."""
         self._touched = 0.0
         self.settle_failures = 0
         self.settle_retry: asyncio.TimerHandle | None = None
@@ -216,6 +220,19 @@ class Runtime:
     def idle_for(self, now: float) -> float:
         """Seconds since anything happened, 0 while a person is connected."""
         return 0.0 if self.clients else now - self.last_active
+
+    def unjoined_for(self, now: float) -> float:
+        """Seconds since the room was made (or restored) while nobody has ever connected
+        to it; 0 once somebody has, or while a hand is in progress."""
+        if self.connected_ever or self.clients or self.playing_hand():
+            return 0.0
+        return now - self.made_at
+
+    def playing_hand(self) -> bool:
+        """A hand is dealt and not over, in a match not over."""
+        t = self.table
+        return t.hand is not None and not t.hand.ended and t.match is not None \
+            and not t.match.over
 
     def stop(self) -> None:
         for task in (self.timer_task, self.bot_task, self.next_task, self.deliver_task,
@@ -914,6 +931,7 @@ class Runtime:
 
     def connect(self, client: Client) -> None:
         self.clients.add(client)
+        self.connected_ever = True
         self.seen_at_seat(client)
         if client.seat is not None:
             self.disconnected_at.pop(client.seat, None)

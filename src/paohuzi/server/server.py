@@ -25,6 +25,7 @@ from paohuzi.server.roombounds import (
     LiveRoom,
     RoomCaps,
     ServerFull,
+    SpareRoom,
     TooManyOpenRooms,
     rooms_to_end,
 )
@@ -62,6 +63,14 @@ def new_room_code() -> str:
     """
     low = 10 ** (ROOM_CODE_DIGITS - 1)
     return str(low + secrets.randbelow(9 * low))
+
+
+def joined(table: Table, creator: int | None) -> bool:
+    """A person other than ``creator`` (any person, for a room without one) holds a seat
+    of a match not yet over."""
+    playing = table.match is None or not table.match.over
+    return playing and any(s.kind == "human" and s.player not in (None, creator)
+                           for s in table.seats)
 
 
 def normal_room_code(text: str) -> str:
@@ -157,21 +166,36 @@ class Server:
         creator = self.storage.room_creator(code)
         if creator is not None:  # it counts toward its creator's open rooms again
             self.creators[code] = creator
+        # who connected before the restart is not stored: a room that dealt a hand, or
+        # where another person holds a seat, was come to (the idle rule); any other is
+        # given ``unjoined_room_minutes`` from now to be connected to
+        runtime.connected_ever = table.hand is not None or \
+            joined(table, None if creator is None else creator.player)
         return runtime
 
     @property
     def idle_seconds(self) -> float:
         return self.limits.room_idle_hours * 3600.0
 
+    @property
+    def unjoined_seconds(self) -> float:
+        return self.limits.unjoined_room_minutes * 60.0
+
+    def expired(self, runtime: Runtime, now: float) -> bool:
+        """Nobody connected and no action for ``room_idle_hours``, or nobody ever
+        connected for ``unjoined_room_minutes``."""
+        return runtime.idle_for(now) >= self.idle_seconds or \
+            runtime.unjoined_for(now) >= self.unjoined_seconds
+
     async def expire_idle_rooms(self) -> list[str]:
-        """End the rooms with nobody connected and no action for ``room_idle_hours``."""
-        now = time.time()
+        """End the rooms that have :meth:`expired`."""
         ended = []
         for code, runtime in list(self.runtimes.items()):
-            if runtime.idle_for(now) < self.idle_seconds:
+            if not self.expired(runtime, time.time()):
                 continue
             async with runtime.lock:
-                if runtime.idle_for(time.time()) < self.idle_seconds:
+                if self.runtimes.get(code) is not runtime or \
+                        not self.expired(runtime, time.time()):
                     continue
                 self._end_room(code, runtime)
                 ended.append(code)
@@ -207,12 +231,34 @@ class Server:
             if runtime is None:
                 del self.creators[code]
                 continue
-            table = runtime.table
-            playing = table.match is None or not table.match.over
-            joined = playing and any(s.kind == "human" and s.player not in (None, creator.player)
-                                     for s in table.seats)
-            rooms.append(LiveRoom(code, creator, joined, bool(runtime.clients)))
+            rooms.append(LiveRoom(code, creator, joined(runtime.table, creator.player),
+                                  bool(runtime.clients)))
         return rooms
+
+    def spare_rooms(self) -> list[SpareRoom]:
+        """The live rooms a full process may end to make space for a new one (roombounds.py):
+        nobody connected, no hand in progress, no other person's seat in a match not over
+        (a room nobody created by name: nobody's seat)."""
+        now = time.time()
+        spare = []
+        for code, runtime in list(self.runtimes.items()):
+            if runtime.clients or runtime.playing_hand():
+                continue
+            creator = self.creators.get(code)
+            if joined(runtime.table, None if creator is None else creator.player):
+                continue
+            spare.append(SpareRoom(code, not runtime.connected_ever, runtime.idle_for(now)))
+        return spare
+
+    def full(self) -> bool:
+        """At ``max_rooms`` live rooms."""
+        cap = self.limits.max_rooms
+        return cap is not None and len(self.runtimes) >= cap
+
+    def room_for_more(self) -> bool:
+        """Whether a new room could be made now: below ``max_rooms``, or a room could end
+        to make space (:meth:`spare_rooms`)."""
+        return not self.full() or bool(self.spare_rooms())
 
     @property
     def room_caps(self) -> RoomCaps:
@@ -222,7 +268,8 @@ class Server:
     async def open_room(self, options: dict[str, Any], creator: Creator,
                         entries: Sequence[dict[str, Any]] = ()) -> Table:
         """Create a room a person asked for, within the bounds on live rooms: his (or his
-        address's) oldest open room nobody is connected to is ended first if need be.
+        address's) oldest open room nobody is connected to is ended first if need be, and
+        in a full process the rooms nobody ever connected to, then the longest idle ones.
         ``entries``: the first of its log (its people seated), stored with it.
         Raises :class:`TooManyOpenRooms` (429), :class:`ServerFull` (503),
         :class:`TableError` (bad options, checked before any room is ended)."""
@@ -233,19 +280,23 @@ class Server:
 
     async def _make_room_for(self, creator: Creator) -> None:
         for _ in range(ROOM_END_TRIES):
+            spare = self.spare_rooms() if self.full() else []
             ending = rooms_to_end(self.live_rooms(), creator, self.room_caps,
-                                  live=len(self.runtimes))
+                                  live=len(self.runtimes), spare=spare)
             kept = 0
             for code in ending:
                 runtime = self.runtimes.get(code)
                 if runtime is None:
                     continue
                 async with runtime.lock:
+                    # (a spare room cannot start a hand meanwhile: dealing needs a person
+                    # connected; one a creator's cap ends settles its hand as an escape)
                     if runtime.clients or self.runtimes.get(code) is not runtime:
                         kept += 1  # connected to meanwhile: kept
                         continue
                     self._end_room(code, runtime)
-                    log.info("room %s ended: its creator's open rooms are at their cap", code)
+                    log.info("room %s ended to make space for a new room (a cap on rooms)",
+                             code)
             if not kept:
                 return
         raise TooManyOpenRooms("too many open rooms: every room that could be ended has "
@@ -272,8 +323,7 @@ class Server:
         """A new room, stored with the first ``entries`` of its log in one transaction (a
         crash never leaves a room whose people were never seated), applied as a restored
         room's log is."""
-        cap = self.limits.max_rooms
-        if cap is not None and len(self.runtimes) >= cap:
+        if self.full():
             raise ServerFull(f"the server is full ({len(self.runtimes)} rooms open): "
                              "try again later")
         code = self._store_new_room(config, creator, entries)
