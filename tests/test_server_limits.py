@@ -342,11 +342,14 @@ def test_a_seat_the_computer_played_all_hand_gains_nothing(tmp_path):
     lifetime — whatever the addresses (this server takes one address for many people)."""
     from paohuzi.server.client import BotClient
 
+    # (the hall's computer is the heuristic here, so that its hands count in this room's
+    # short claim window: a searching computer rushed by it would make them practice)
     with live_server(str(tmp_path / "puppet.db"),
-                     match=MatchSettings(distinct_addresses=False)) as srv:
+                     match=MatchSettings(distinct_addresses=False,
+                                         computer="heuristic")) as srv:
         puppet_id, puppet = srv.player("傀儡")
         _, feeder = srv.player("喂牌")
-        code = srv.room(puppet, seats=["human", "human", "normal"], sit=True, timer=0.5,
+        code = srv.room(puppet, seats=["human", "human", "heuristic"], sit=True, timer=0.5,
                         grace=0, bot_delay=0, next_delay=0)
 
         async def feed() -> list[dict[str, Any]]:

@@ -546,3 +546,61 @@ def test_a_hand_in_progress_is_never_ended_to_make_space(tmp_path):
         stop(server)
 
     asyncio.run(go())
+
+
+def test_a_room_its_player_just_left_is_not_ended_to_make_space(tmp_path):
+    """A full process ends the rooms people came to only once idle for
+    ``unjoined_room_minutes``: a phone that slept a minute between hands is reconnecting,
+    and its room was the first to go once the never-joined ones were gone."""
+    from paohuzi.server.economy import STARTING_BEANS
+    from paohuzi.server.roombounds import Creator, ServerFull
+    from paohuzi.server.server import Server
+    from paohuzi.server.storage import SQLiteStorage
+
+    async def go() -> None:
+        server = Server(SQLiteStorage(":memory:"), Limits(max_rooms=1),
+                        computer_processes=False)
+        owner, _ = server.storage.create_player("房主", beans=STARTING_BEANS)
+        table = await server.open_room(TWO_SEATS, Creator(owner.id, "k"))
+        runtime = server.runtimes[table.code]
+        runtime.connected_ever = True  # he came, and his phone slept a minute ago
+        age(runtime, 60.0)
+        with pytest.raises(ServerFull):
+            await server.open_room(TWO_SEATS, Creator(owner.id + 1, "other"))
+        age(runtime, 300.0)  # six minutes: he is not coming back soon
+        made = await server.open_room(TWO_SEATS, Creator(owner.id + 1, "other"))
+        assert list(server.runtimes) == [made.code]
+        stop(server)
+
+    asyncio.run(go())
+
+
+def test_a_room_that_expires_with_its_hand_in_progress_settles_it_as_an_escape(tmp_path):
+    """Idle expiry ends a room as a cap does (``Runtime.abandon``): a hand dealt and left
+    for a day is settled as its player's escape, his penalty paid, one game recorded."""
+    from paohuzi.server.economy import STARTING_BEANS
+    from paohuzi.server.roombounds import Creator
+    from paohuzi.server.server import Server
+    from paohuzi.server.storage import SQLiteStorage
+
+    async def go() -> None:
+        server = Server(SQLiteStorage(":memory:"), Limits(), computer_processes=False)
+        owner, _ = server.storage.create_player("房主", beans=STARTING_BEANS)
+        table = await server.open_room({"seats": ["human", "normal", "normal"]},
+                                       Creator(owner.id, "k"))
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            seat_people(runtime, [owner.id])
+            runtime.commit({"k": "start", "seed": 1, "salt": "x"})
+        assert runtime.playing_hand()
+        age(runtime, 25 * 3600.0)  # a day and an hour, nobody connected
+        assert await server.expire_idle_rooms() == [table.code]
+        games = server.storage.games_in_room(table.code)
+        assert [g["result"]["reason"] for g in games] == ["escape"]
+        leaver = games[0]["result"]["leaver"]
+        assert games[0]["match_seats"][leaver] == 0 and games[0]["result"]["points"][leaver] < 0
+        me = server.storage.player(owner.id)
+        assert me is not None and me.points < 0 and me.hands == 1
+        stop(server)
+
+    asyncio.run(go())

@@ -238,11 +238,15 @@ class Server:
     def spare_rooms(self) -> list[SpareRoom]:
         """The live rooms a full process may end to make space for a new one (roombounds.py):
         nobody connected, no hand in progress, no other person's seat in a match not over
-        (a room nobody created by name: nobody's seat)."""
+        (a room nobody created by name: nobody's seat); a room somebody came to only once
+        idle ``unjoined_room_minutes`` (its player may be reconnecting: a phone that slept
+        between hands)."""
         now = time.time()
         spare = []
         for code, runtime in list(self.runtimes.items()):
             if runtime.clients or runtime.playing_hand():
+                continue
+            if runtime.connected_ever and runtime.idle_for(now) < self.unjoined_seconds:
                 continue
             creator = self.creators.get(code)
             if joined(runtime.table, None if creator is None else creator.player):
