@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from server_util import LiveServer, auth, live_server
+from server_util import LiveServer, auth, live_server, until
 from test_server_protocol import Conn, connect
 
 pytest.importorskip("starlette")
@@ -386,6 +386,61 @@ def test_a_seat_the_computer_played_all_hand_gains_nothing(tmp_path):
         player = httpx.get(f"{srv.base}/api/me", headers=auth(puppet)).json()["player"]
         assert player["wins"] == 0 and player["points"] == lost, (player, lost)
         assert player["beans"] <= STARTING_BEANS
+
+
+def test_a_xingjia_seat_taken_over_http_that_never_connected_gains_nothing(tmp_path):
+    """The puppet above as the 醒家: in a hunan room with the 醒家, account A took seat 0
+    over HTTP (``"sit": true``) and never connected. Sitting the hand out he decides
+    nothing, so no decision of his was noted (``computer_played``) and no address
+    (``sharing_seats``): each loser paid him his unit, and it reached his lifetime points
+    and beans. A seat that sits the hand out and that no connection held while it was
+    dealt gains nothing lifetime, as a seat the computer played all hand (its unit is
+    still paid at the table). B's random value for the shuffle is chosen, from the
+    server's secret, so that seat 2 deals first and A sits hand 1 out."""
+    from paohuzi.server.client import BotClient
+    from paohuzi.server.fairness import digest_of
+
+    with live_server(str(tmp_path / "xingjia.db"),
+                     match=MatchSettings(computer="random", distinct_addresses=False)) as srv:
+        absent_id, absent = srv.player("不来")
+        _, present = srv.player("在场")
+        code = srv.room(absent, rules="hunan", xingjia=True,
+                        seats=["human", "human", "random", "random"], sit=True, timer=60,
+                        bot_delay=0, next_delay=600)
+        table = srv.server.runtimes[code].table
+        assert table.config.standard_stakes
+
+        class Steering(BotClient):
+            def _entropy(self, out: list[tuple[float, dict[str, Any], bool]],
+                         state: dict[str, Any]) -> None:
+                pending = state.get("next_shuffle")
+                if not pending or pending.get("sent") or pending["hand"] != 1 \
+                        or 1 in self._entropy_sent:
+                    return
+                self._entropy_sent.add(1)
+                secret = table.next_secret[1]
+                value = next(v for v in (f"{n:x}" for n in range(1, 1000))
+                             if int(digest_of(secret, ("", v, "", ""))[-8:], 16) % 4 == 2)
+                out.append((0.0, {"type": "entropy", "hand": 1, "value": value}, False))
+
+        async def play() -> None:
+            conn = await seated(srv, code, present, 1)
+            await conn.ws.close()
+            bot = Steering(srv.ws_url(code), present, seat=1, keep_messages=False, seq=1,
+                           seed=3)
+            await bot.play(1, timeout=120)
+
+        asyncio.run(play())
+        records = until(lambda: [r for r in srv.server.storage.games_in_room(code)
+                                 if r.get("totals") is True])
+        assert records, "hand 1 was not settled"
+        first = records[0]
+        assert first["shuffle"]["first_dealer"] == 2 and 0 not in first["match_seats"]
+        assert first["result"]["xingjia_points"] > 0  # paid at the table
+        player = httpx.get(f"{srv.base}/api/me", headers=auth(absent)).json()["player"]
+        assert (player["points"], player["beans"], player["wins"]) == (0, STARTING_BEANS, 0)
+        assert [g for g in srv.games(absent)], "the hand is in his history"
+        assert absent_id not in first["players"]
 
 
 def test_the_seats_the_computer_played_are_those_with_no_decision_of_their_own() -> None:

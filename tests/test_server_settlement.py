@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -406,6 +407,9 @@ def test_the_xingjia_share_reaches_his_totals_and_history(database):
         _deal(runtime)
         assert table.match is not None and table.match.xingjia is not None
         xingjia = ids[table.match.xingjia]
+        # a connection holds his seat while the hand is dealt (he watches it)
+        runtime.seen_at_seat(SimpleNamespace(seat=table.match.xingjia,  # type: ignore[arg-type]
+                                             address=""))
         _play_out(runtime)
         await _settled(runtime)
         summary = table.last_summary
@@ -422,3 +426,69 @@ def test_the_xingjia_share_reaches_his_totals_and_history(database):
         asyncio.run(go())
     finally:
         server.storage.close()
+
+
+def test_a_xingjia_no_connection_held_gains_nothing(tmp_path):
+    """A red team's worry: a seat taken over HTTP (``"sit": true``) whose owner never
+    connects is in neither ``computer_played`` (the 醒家 decides nothing) nor
+    ``sharing_seats`` (no address), yet was paid his 醒家 unit whenever the deal put
+    him opposite the dealer. A seat sitting the hand out that no connection held (not
+    in 托管) while it was dealt keeps its losses and gains nothing lifetime, as a
+    person's seat the computer played all hand (docs/protocol.md, "Stakes"); the hand
+    is scored at the table and in his history as usual."""
+    server = Server(open_storage(str(tmp_path / "game.db")), match=RANDOM_HALL)
+
+    async def go() -> None:
+        table = server.create_room({"rules": "hunan", "xingjia": True, "claim_window": 0.01,
+                                    "seats": ["human"] * 4})
+        runtime = server.runtimes[table.code]
+        ids = []
+        for seat in range(4):
+            rec, _ = server.storage.create_player(f"p{seat}", beans=STARTING_BEANS)
+            ids.append(rec.id)
+            runtime.commit({"k": "sit", "seat": seat, "player": rec.id, "nickname": "p"})
+        _deal(runtime)
+        assert table.match is not None and table.match.xingjia is not None
+        sat_out = table.match.xingjia
+        for seat in range(4):  # every other seat is held by a connection
+            if seat != sat_out:
+                runtime.seen_at_seat(SimpleNamespace(seat=seat,  # type: ignore[arg-type]
+                                                     address=""))
+        assert runtime.present[table.hand_no] == set(range(4)) - {sat_out}
+        _play_out(runtime)
+        await _settled(runtime)
+        summary = table.last_summary
+        assert summary is not None and summary.xingjia == sat_out
+        assert summary.points[sat_out] == summary.result.xingjia_points > 0  # the table's
+        player = server.storage.player(ids[sat_out])
+        assert player is not None
+        assert (player.points, player.beans, player.wins) == (0, STARTING_BEANS, 0)
+        assert len(server.storage.games_of(ids[sat_out])) == 1  # in his history
+
+    try:
+        asyncio.run(go())
+    finally:
+        server.storage.close()
+
+
+def test_a_seat_sitting_out_counts_as_computer_played_unless_held() -> None:
+    """The rule itself: a 醒家 held by a connection (not in 托管) while the hand was
+    dealt is his own; one never held, or held only in 托管 or between hands, is not."""
+    seats = [SimpleNamespace(tuoguan=False) for _ in range(4)]
+    seats[2].tuoguan = True
+    table = SimpleNamespace(hand_no=7, hand=SimpleNamespace(ended=False), seats=seats)
+    runtime = SimpleNamespace(table=table, present={}, addresses={},
+                              moves={7: {0: {False}, 1: {True}}})
+    for seat in (1, 2):  # seat 2 is held, but in 托管
+        Runtime.seen_at_seat(runtime, SimpleNamespace(seat=seat,  # type: ignore[arg-type]
+                                                      address=""))
+    assert runtime.present == {7: {1}}
+    assert Runtime.computer_played(runtime, 7) == {0}  # type: ignore[arg-type]
+    assert Runtime.computer_played(runtime, 7, 1) == {0}  # type: ignore[arg-type]
+    assert Runtime.computer_played(runtime, 7, 2) == {0, 2}  # type: ignore[arg-type]
+    assert Runtime.computer_played(runtime, 7, 3) == {0, 3}  # type: ignore[arg-type]
+    table.hand = SimpleNamespace(ended=True)  # between hands: not present in the next
+    Runtime.seen_at_seat(runtime, SimpleNamespace(seat=3, address=""))  # type: ignore[arg-type]
+    assert 8 not in runtime.present
+    Runtime.seen_at_seat(runtime, SimpleNamespace(seat=3, address=""), 8)  # type: ignore[arg-type]
+    assert Runtime.computer_played(runtime, 8, 3) == set()  # type: ignore[arg-type]

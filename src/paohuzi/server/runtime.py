@@ -69,6 +69,10 @@ class Runtime:
         self.moves: dict[int, dict[int, set[bool]]] = {}
         """Per table hand, for each person's match seat, whether its decisions were his
         own (True) or the computer's for him (False: 托管, a timeout): :meth:`computer_played`."""
+        self.present: dict[int, set[int]] = {}
+        """Per table hand, the match seats a connection held, not in 托管, while it was
+        dealt (:meth:`seen_at_seat`): the 醒家, who decides nothing, gains only if his is
+        one (:meth:`computer_played`)."""
         self.timer_task: asyncio.Task[None] | None = None
         self.timer_wake: asyncio.TimerHandle | None = None  # starts timer_task when due
         self.bot_task: asyncio.Task[None] | None = None
@@ -278,7 +282,8 @@ class Runtime:
         def rate(table: Table, summary: Any) -> list[Any]:
             hand_no = table.hands_before + summary.number
             return self.server.rate(table, summary, sharing=self.sharing_seats(hand_no),
-                                    computer_played=self.computer_played(hand_no))
+                                    computer_played=self.computer_played(
+                                        hand_no, summary.xingjia))
 
         try:
             settlement.settle(self.server.storage, t, rate if full else None)
@@ -892,13 +897,23 @@ class Runtime:
     def seen_at_seat(self, client: Client, hand_no: int | None = None) -> None:
         """Note the address ``client`` plays its seat from in table hand ``hand_no``
         (default: the hand now dealt, or between hands the next one):
-        :meth:`sharing_seats` reads them (an unknown address is not noted)."""
-        if client.seat is None or not client.address:
+        :meth:`sharing_seats` reads them (an unknown address is not noted). While a hand
+        is dealt (or at its deal), the seat is noted present in it unless in 托管
+        (:meth:`computer_played`)."""
+        if client.seat is None:
             return
+        dealt = hand_no is not None
         if hand_no is None:
             hand_no = self.table.hand_no
-            if self.table.hand is None or self.table.hand.ended:
+            dealt = self.table.hand is not None and not self.table.hand.ended
+            if not dealt:
                 hand_no += 1  # between hands: the one to be dealt
+        if dealt and not self.table.seats[client.seat].tuoguan:
+            self.present.setdefault(hand_no, set()).add(client.seat)
+            for old in [h for h in self.present if h < hand_no - 2]:
+                del self.present[old]
+        if not client.address:
+            return
         seats = self.addresses.setdefault(hand_no, {})
         seats.setdefault(client.seat, set()).add(client.address)
         for old in [h for h in self.addresses if h < hand_no - 2]:
@@ -913,13 +928,21 @@ class Runtime:
         for old in [h for h in self.moves if h < hand_no - 2]:
             del self.moves[old]
 
-    def computer_played(self, hand_no: int) -> set[int]:
+    def computer_played(self, hand_no: int, sat_out: int | None = None) -> set[int]:
         """The persons' match seats whose every decision of table hand ``hand_no`` the
         computer made for them (托管, timeouts): they gain nothing lifetime from it
         (:meth:`~paohuzi.server.server.Server.rate`). A red team farmed with a seat
         taken over HTTP that never connected: the computer won for it, and no address
-        of it was ever noted for the same-address rule."""
-        return {seat for seat, made in self.moves.get(hand_no, {}).items() if True not in made}
+        of it was ever noted for the same-address rule.
+
+        ``sat_out``: the seat that sat the hand out (the 醒家), which decides nothing: it
+        counts too unless a connection held it, not in 托管, while the hand was dealt
+        (:attr:`present`) — a seat taken over HTTP that never connected was paid its
+        醒家 unit every time the deal put it opposite the dealer."""
+        seats = {seat for seat, made in self.moves.get(hand_no, {}).items() if True not in made}
+        if sat_out is not None and sat_out not in self.present.get(hand_no, ()):
+            seats.add(sat_out)
+        return seats
 
     def sharing_seats(self, hand_no: int) -> set[int]:
         """The match seats of table hand ``hand_no`` played from an address another of its

@@ -372,8 +372,9 @@ class Server:
         them, as the quick match never seats them together; and a seat that shows up at
         a partner's address to void a losing hand only keeps its loss).
         ``computer_played``: match seats whose every decision of the hand the computer
-        made (:meth:`Runtime.computer_played`): their losses count, nothing else (an
-        account must not gain while the computer plays for it)."""
+        made (:meth:`Runtime.computer_played`), and the 醒家 if no connection held his seat
+        while the hand was dealt: their losses count, nothing else (an account must not
+        gain while the computer plays for it, nor while it is away)."""
         if not table.config.standard_stakes:
             return []
         settings = self.matchmaker.settings
