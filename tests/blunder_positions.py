@@ -81,4 +81,12 @@ DANGER = Blunder(
                          (0, "discard 一"), (1, "peng")]),
     right="discard 六", wrong="discard 贰")
 
-POSITIONS = (MINGTANG, DEAD_WAIT, DANGER)
+SCARCE_WAIT = Blunder(
+    "scarce wait: break the near-group whose cards are nearly all seen",
+    # 四五 waits on 三 or 六, and three of each are in the hand's own 坎: one copy of
+    # each is left; 九十 waits on 八, three copies live. The old heuristic valued both
+    # near-groups alike and broke 九十 (an edge card goes first, all else equal).
+    lambda: dealer_start("三三三 六六六 四五 壹贰 捌捌捌 七八九 伍陆柒 九十", "十", 1),
+    right="discard 四", wrong="discard 九")
+
+POSITIONS = (MINGTANG, DEAD_WAIT, DANGER, SCARCE_WAIT)

@@ -54,6 +54,32 @@ def test_a_near_group_waiting_on_seen_cards_only_is_worth_nothing() -> None:
         hand_value(loose, [], no_san, rules=rules))
 
 
+def test_a_near_group_is_worth_less_as_its_cards_run_out() -> None:
+    """四五 waits on 三 or 六: worth most while both are live, less with one copy of
+    each left, nothing with every copy seen (SCARCE_WAIT's reason)."""
+    rules = Ruleset.preset("hunan")
+    hand = counts_of(parse_cards("四五 七八九 壹贰叁"))
+    loose = counts_of(parse_cards("四 七八九 壹贰叁"))
+
+    def gain(san: int, liu: int) -> float:
+        live = [4] * 20
+        live[2], live[5] = san, liu  # 三, 六
+        return hand_value(hand, [], live, rules=rules) - hand_value(loose, [], live,
+                                                                   rules=rules)
+
+    assert gain(4, 4) > gain(1, 1) > gain(0, 0) == pytest.approx(0.0)
+    assert gain(1, 4) == pytest.approx(gain(4, 4))  # one side live enough: a full wait
+
+
+def test_a_pair_whose_third_copy_is_all_seen_is_worth_less() -> None:
+    rules = Ruleset.preset("hunan")
+    hand = counts_of(parse_cards("九九 四五 壹贰叁"))
+    live = [4] * 20
+    gone = list(live)
+    gone[8] = 0  # 九
+    assert hand_value(hand, [], gone, rules=rules) < hand_value(hand, [], live, rules=rules)
+
+
 def test_mingtang_potential_asks_the_scheme() -> None:
     one_red = counts_of(parse_cards("三四五六八九九 壹壹壹肆肆肆伍伍伍陆柒捌"))
     assert mingtang_potential(one_red, [], Ruleset()) == 3  # qq 真点胡: 4 番

@@ -6,7 +6,9 @@ still make, using the solver (docs/rules.md §10):
 * **shape**: the best split of the free hand cards into complete groups
   (sentences, 二七十), near-groups (两面/嵌张 pairs of cards, 对子) and loose
   cards, memoised per size on the packed counts; 坎 and table groups count as
-  complete;
+  complete; a near-group is worth less as the cards it waits on run out (every
+  copy seen: nothing; one copy left: less), and so is a pair whose third copy is
+  all seen (card counting);
 * **胡息 potential**: table and 坎 胡息 plus the best 一二三/二七十 the hand can
   still make (a hand needs 15 to win, so a hand short of it is worth less);
 * **waits** (听牌): when the hand is one card from winning, every winning card
@@ -102,45 +104,60 @@ def _moves(low: int) -> tuple[tuple[tuple[int, ...], int, float, int], ...]:
 _MOVES = tuple(_moves(low) for low in range(10))
 
 
-def _blocks(code: int, dead: int = 0) -> float:
+def _blocks(code: int, dead: int = 0, scarce: int = 0) -> float:
     """Best block score of one size's free cards (complete groups and near-groups);
     ``dead``: a bit mask of the values with no live copy left (a near-group waiting only
-    on dead values is no block, one with a dead side is worth less)."""
+    on dead values is no block, one with a dead side is worth less, a pair of one is
+    worth less); ``scarce``: the values with one live copy (a near-group waiting only on
+    those is worth less)."""
     if code == 0:
         return 0.0
-    key = code | dead << 30
+    key = code | dead << 30 | scarce << 40
     found = _blocks_memo.get(key)
     if found is not None:
         return found
+    if len(_blocks_memo) >= _MEMO_LIMIT:
+        _blocks_memo.clear()
     i = ((code & -code).bit_length() - 1) // 3
     one = 1 << (3 * i)
     rest = code - one
-    best = _blocks(rest, dead)  # the lowest card left loose
+    best = _blocks(rest, dead, scarce)  # the lowest card left loose
     for others, mask, gain, wanted in _MOVES[i]:
         if all(_field(code, v) for v in others):
             if wanted & dead:
                 if wanted & ~dead == 0:
                     continue  # a dead wait: every card it needs is visible
                 gain *= _HALF_DEAD
-            best = max(best, gain + _blocks(rest - mask, dead))
+            if wanted & ~dead & ~scarce == 0:
+                gain *= _SCARCE
+            best = max(best, gain + _blocks(rest - mask, dead, scarce))
     if _field(code, i) >= 2:
-        best = max(best, _PAIR + _blocks(rest - one, dead))
+        pair = _PAIR * (_DEAD_PAIR if dead >> i & 1 else 1.0)
+        best = max(best, pair + _blocks(rest - one, dead, scarce))
     _blocks_memo[key] = best
     return best
 
 
 _HALF_DEAD = 0.75
 """What a near-group keeps when one of the two cards it waits on is dead."""
+_SCARCE = 0.85
+"""What a near-group keeps when every live card it waits on has one copy left (the
+others seen): measured with ``benchmarks/players_ab.py`` (docs in the module)."""
+_DEAD_PAIR = 0.85
+"""What a pair keeps when no third copy is live (it can no longer become a 坎 or 碰)."""
+_MEMO_LIMIT = 1 << 20
+"""Entries the block memo holds before it starts again (a server runs for weeks)."""
 
 
-def _dead_masks(live: Sequence[int] | None) -> tuple[int, int]:
-    """Per size, the bit mask of values with no live copy (all four seen)."""
+def _dead_masks(live: Sequence[int] | None, at_most: int = 0) -> tuple[int, int]:
+    """Per size, the bit mask of values with at most ``at_most`` live copies (0: all
+    four seen)."""
     small = big = 0
-    if live is not None and 0 in live:
+    if live is not None:
         for v in range(10):
-            if live[v] <= 0:
+            if live[v] <= at_most:
                 small |= 1 << v
-            if live[v + 10] <= 0:
+            if live[v + 10] <= at_most:
                 big |= 1 << v
     return small, big
 
@@ -152,7 +169,9 @@ def _shape(free: Sequence[int], live: Sequence[int] | None = None) -> float:
         big = (big << 3) | free[v + 10]
     jiao = sum(0.5 for v in range(10) if free[v] and free[v + 10] and free[v] + free[v + 10] >= 2)
     dead_small, dead_big = _dead_masks(live)
-    return _blocks(small, dead_small) + _blocks(big, dead_big) + jiao
+    scarce_small, scarce_big = _dead_masks(live, 1)
+    return _blocks(small, dead_small, scarce_small & ~dead_small) \
+        + _blocks(big, dead_big, scarce_big & ~dead_big) + jiao
 
 
 # ---- the value of a hand -----------------------------------------------------------
@@ -342,8 +361,12 @@ def dangers(view: Observation, live: Sequence[int]) -> Callable[[int], float]:
 _DANGER = 0.3
 """Weight of the danger of a discard against the hand value."""
 
-_REFINE = 3
-"""Candidates whose waits are computed after a first pass without them."""
+_REFINE = 8
+"""Candidates whose waits are computed after a first pass without them (3 until
+2026-12-06: 8 measured +0.25 points/hand [+0.04, +0.46] against it, 3,000 deals)."""
+_PASS = 0.4
+"""What passing on a claim is worth beyond the hand as it is (the hand keeps its
+options; 0.8 measured the same)."""
 
 
 class HeuristicPlayer:
@@ -434,7 +457,7 @@ class HeuristicPlayer:
         assert view.claim is not None
         card = view.claim[0]
         best_action: Action = next(a for a in legal if isinstance(a, Pass))
-        best_value = hand_value(hand, melds, live, view.rules.min_huxi, rules=view.rules) + 0.4
+        best_value = hand_value(hand, melds, live, view.rules.min_huxi, rules=view.rules) + _PASS
         for action in legal:
             if isinstance(action, Peng):
                 new_hand = list(hand)

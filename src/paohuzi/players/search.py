@@ -24,7 +24,7 @@ an optional time limit stops early.
 >>> r = play_hand(Hand.from_seed(8, Ruleset()),
 ...               [SearchPlayer(1, samples=2), HeuristicPlayer(2), HeuristicPlayer(3)])
 >>> r.reason, r.winner, r.points
-(<EndReason.HU: 'hu'>, 2, (-6, -6, 12))
+(<EndReason.HU: 'hu'>, 0, (18, -9, -9))
 """
 
 from __future__ import annotations
