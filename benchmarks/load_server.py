@@ -29,9 +29,12 @@ from paohuzi.server.transport import uvicorn_config
 UNLIMITED = Limits(players_per_address=None, rooms_per_account=None, rooms_per_address=None,
                    connections_per_account=None, connections_per_address=None,
                    max_open_rooms_per_player=None, max_open_rooms_per_address=None,
-                   max_rooms=None)
+                   max_rooms=None,
+                   # (older trees measured with --src have no budget of frames)
+                   **({"frames_per_address": None}
+                      if "frames_per_address" in Limits.__dataclass_fields__ else {}))
 """The load comes from one address and one account per seat: no rate limit or room cap
-applies."""
+applies (nor the budget of frames per address)."""
 
 
 def main() -> None:

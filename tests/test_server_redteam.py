@@ -125,6 +125,84 @@ def test_an_account_cannot_hold_more_sockets_open_than_its_burst(tmp_path):
         asyncio.run(go())
 
 
+async def _answers(conns: list[Any], count: int) -> list[dict[str, Any]]:
+    """The next ``count`` answers (acks and errors to a ``seq``) the connections get."""
+    got: list[dict[str, Any]] = []
+
+    async def read(conn: Any) -> None:
+        while len(got) < count:
+            msg = await conn.recv()
+            if msg.get("type") in ("ack", "error") and "seq" in msg:
+                got.append(msg)
+
+    tasks = [asyncio.create_task(read(c)) for c in conns]
+    try:
+        deadline = time.monotonic() + 10
+        while len(got) < count and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return got
+
+
+def test_the_frames_of_all_connections_of_an_address_share_one_budget(tmp_path):
+    """Each connection may send 30 frames a second, and an address may hold 200
+    connections: one address made the server answer ~6,000 frames a second (a full state
+    for each ``resync``: a third of a core, ``benchmarks/flood.py``). The frames of all
+    its connections now share a budget: beyond it they are refused, and beyond twice as
+    much again the connection that sent one is closed; another address is not held up."""
+    bounds = Limits(frames_per_address=(0.0, 6))  # never refills: counts, not timing
+    with live_server(str(tmp_path / "game.db"), limits=bounds) as srv:
+        async def go() -> None:
+            _, a = srv.player("甲")
+            _, b = srv.player("乙")
+            code = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
+            conns = [await connect(srv, code, a), await connect(srv, code, a),
+                     await connect(srv, code, b)]
+            for conn in conns:  # 4 each: far below a connection's own 30 a second
+                for _ in range(4):
+                    await conn.send({"type": "ping"})
+            got = await _answers(conns, 12)
+            assert len(got) == 12, got
+            refused = [m for m in got if m["type"] == "error"]
+            assert len(refused) == 6, got  # the budget's 6 answered, the 6 beyond refused
+            assert all(m["message"] == "too many messages: slow down" for m in refused)
+            # another address's connection to the same room is answered as usual
+            other = await websockets.connect(f"{srv.ws_url(code)}?token={b}",
+                                             local_addr=("127.0.0.2", 0))
+            seen = [json.loads(await asyncio.wait_for(other.recv(), 5))]
+            await other.send(json.dumps({"type": "ping", "seq": 1}))
+            while not (seen[-1].get("type") == "ack" and seen[-1].get("seq") == 1):
+                seen.append(json.loads(await asyncio.wait_for(other.recv(), 5)))
+                assert seen[-1].get("type") != "error", seen
+            await other.close()
+            # the refused frames' own budget is twice the budget: 6 more are refused, and
+            # the next frame closes the connection it came on
+            for _ in range(6):
+                await conns[2].send({"type": "ping"})
+            more = await _answers(conns[2:], 6)
+            assert [m["type"] for m in more] == ["error"] * 6, more
+            await conns[2].send({"type": "ping"})
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                while True:
+                    await conns[2].recv(5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+            for conn in conns[:2]:
+                await conn.ws.close()
+        asyncio.run(go())
+
+
+def test_the_default_frame_budget_leaves_a_household_room_to_play():
+    """A household behind one address — ten people, a few frames a second each, a
+    reconnection of all their connections at once — never reaches the budget; one
+    address's 200 connections at 30 frames a second each are held far below."""
+    rate, burst = Limits().frames_per_address or (0.0, 0)
+    assert rate >= 10 * 3 and burst >= 10 * 3 * 5  # 3 connections each, 5 frames each
+    assert rate <= 200 * 30 / 20
+
+
 # ---- information: the engine is a claim window ahead of what the seats are shown -------
 
 async def _hand_won_on_a_shown_card(server: Any) -> Any:

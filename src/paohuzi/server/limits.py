@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
-__all__ = ["Limiter", "Limits", "OpenCount", "RateLimiter", "TokenBucket"]
+__all__ = ["FrameBudget", "Limiter", "Limits", "OpenCount", "RateLimiter", "TokenBucket"]
 
 
 @dataclass
@@ -72,6 +72,47 @@ class RateLimiter:
 
 
 @dataclass
+class FrameBudget:
+    """The WebSocket frames all connections of one key (an address) may send together:
+    ``rate`` a second after a ``burst``. A frame beyond is refused (``"refuse"``: the
+    server answers "too many messages"); refused frames have a budget of their own,
+    ``overflow`` times as large, and a frame beyond that one too closes its connection
+    (``"close"``) — as a single connection is answered beyond 30 frames a second and
+    closed beyond 3 x 30 (protocol.py). The ``max_keys`` most recently used are kept.
+
+    >>> budget = FrameBudget(rate=0.0, burst=2, overflow=1)
+    >>> [budget.take("a", now=0.0) for _ in range(5)], budget.take("b", now=0.0)
+    (['ok', 'ok', 'refuse', 'refuse', 'close'], 'ok')
+    >>> budget = FrameBudget(rate=10.0, burst=1, overflow=2)
+    >>> budget.take("a", now=0.0), budget.take("a", now=0.05), budget.take("a", now=0.1)
+    ('ok', 'refuse', 'ok')
+    """
+
+    rate: float
+    burst: int
+    overflow: int = 2
+    max_keys: int = 100_000
+    _buckets: OrderedDict[str, tuple[TokenBucket, TokenBucket]] = field(
+        default_factory=OrderedDict, repr=False)
+
+    def take(self, key: str, now: float) -> Literal["ok", "refuse", "close"]:
+        """Count one frame of ``key``: whether it goes on, is refused, or closes."""
+        buckets = self._buckets.get(key)
+        if buckets is None:
+            spare = self.burst * self.overflow
+            buckets = (TokenBucket(self.rate, self.burst, float(self.burst), now),
+                       TokenBucket(self.rate * self.overflow, spare, float(spare), now))
+            self._buckets[key] = buckets
+            while len(self._buckets) > self.max_keys:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+        if buckets[0].take(now):
+            return "ok"
+        return "refuse" if buckets[1].take(now) else "close"
+
+
+@dataclass
 class OpenCount:
     """How many of something (connections) each key holds open, at most ``cap`` each.
 
@@ -122,6 +163,18 @@ class Limits:
     replays_per_address: tuple[float, int] | None = (1.0, 30)
     """Replays made (a game's steps not kept yet: tens of ms of CPU each); kept ones are
     free."""
+    frames_per_address: tuple[float, int] | None = (100.0, 300)
+    """WebSocket frames (every message, any kind) all connections of one address — an
+    IPv6 address's /48, as the room cap counts it (``roombounds.room_address``) — send
+    together: beyond, each is answered "too many messages: slow down" unread, and beyond
+    twice as much again (:class:`FrameBudget`) the connection that sent it is closed
+    (1008). Each connection's own 30 a second times the 200 connections of an address
+    let one address make the server answer ~6,000 frames a second (a full state of ~2 KB
+    for each ``resync``: about a third of a core, ``benchmarks/flood.py``); a household
+    behind one address playing (a few frames a second a player) stays far below. Kept
+    in memory by each process (a Redis round trip a frame would cost more than the
+    frame), where the room is served: a cluster of N processes lets an address send up
+    to N times as much."""
     max_body: int = 4096
     """Largest HTTP request body (bytes); larger ones get 413 without being read."""
     body_timeout: float = 10.0
@@ -161,6 +214,11 @@ class Limits:
     def limiter(self, name: str) -> RateLimiter | None:
         setting: tuple[float, int] | None = getattr(self, name)
         return None if setting is None else RateLimiter(*setting)
+
+    def frame_budget(self) -> FrameBudget | None:
+        """The budget of frames per address (``frames_per_address``), None if off."""
+        setting = self.frames_per_address
+        return None if setting is None else FrameBudget(*setting)
 
     def open_count(self, name: str) -> OpenCount | None:
         """The cap on what is held open at once under the rate ``name``: its burst (a

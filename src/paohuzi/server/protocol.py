@@ -37,6 +37,7 @@ from paohuzi.server.messages import (
     seq_of,
 )
 from paohuzi.server.quickchat import phrase
+from paohuzi.server.roombounds import room_address
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server, normal_room_code
 from paohuzi.server.storage import PlayerRecord
@@ -394,14 +395,17 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
 
 async def _receive(runtime: Runtime, client: Client) -> None:
     ws = client.ws
+    server = runtime.server
+    address = room_address(client.address)  # its frames count with its address's
     while not client.dropped:
         frame = await ws.receive()
         if frame["type"] == "websocket.disconnect":
             return
         await runtime.quiet(client.seat)  # every answer to it too, an error's included
-        client.taken_up = time.monotonic()  # a decision's mask runs from here
-        count = client.count_frame(time.monotonic())  # binary frames count too
-        if count > 3 * RATE_PER_SECOND:
+        now = client.taken_up = time.monotonic()  # a decision's mask runs from here
+        count = client.count_frame(now)  # binary frames count too
+        budget = server.take_frame(address, now)  # all of the address's connections
+        if count > 3 * RATE_PER_SECOND or budget == "close":
             await client.close_soon(1008)  # bounded: the peer may read nothing
             return
         raw = frame.get("text")
@@ -413,7 +417,7 @@ async def _receive(runtime: Runtime, client: Client) -> None:
             await client.send_now({"type": "error", "message": "message too large"})
             await client.close_soon(1009)  # (a 1013 already closing it wins)
             return
-        if count > RATE_PER_SECOND:
+        if count > RATE_PER_SECOND or budget == "refuse":
             await client.send_now({"type": "error", "seq": seq_of(raw),
                                    "message": "too many messages: slow down"})
             continue

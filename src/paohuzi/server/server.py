@@ -111,6 +111,9 @@ class Server:
             name: self.limits.open_count(name) for name in (
                 "connections_per_account", "connections_per_address")}
         """Connections open now per account and per address (capped at the rate's burst)."""
+        self.frames = self.limits.frame_budget()
+        """WebSocket frames per address (``Limits.frames_per_address``): in this process's
+        memory even in a cluster (counted where the room is served, :meth:`take_frame`)."""
         self.creators: dict[str, Creator] = {}
         """Who created each live room a person created, oldest first (roombounds.py)."""
         self.opening = asyncio.Lock()
@@ -121,6 +124,11 @@ class Server:
         """Whether the rate limit ``name`` lets ``key`` (an account, an address) go on."""
         limiter = self.limiters[name]
         return limiter is None or limiter.allow(key)
+
+    def take_frame(self, key: str, now: float) -> str:
+        """Count one WebSocket frame of an address (``roombounds.room_address``): "ok",
+        "refuse" (answer "too many messages") or "close" (close the connection, 1008)."""
+        return "ok" if self.frames is None else self.frames.take(key, now)
 
     def enter(self, name: str, key: str) -> bool:
         """Whether ``key`` may hold one more connection open under ``name`` (then counted
