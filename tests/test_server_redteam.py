@@ -86,6 +86,16 @@ async def _refused(srv: LiveServer, code: str, token: str) -> str:
         return str(msg["message"])
 
 
+async def _two_players_three_connections(srv: Any) -> tuple[str, str, list[Any]]:
+    """A quick room of 甲 (two connections) and 乙 (one), all from 127.0.0.1: the room's
+    code, 乙's token and the connections."""
+    _, a = srv.player("甲")
+    _, b = srv.player("乙")
+    code = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
+    return code, b, [await connect(srv, code, a), await connect(srv, code, a),
+                     await connect(srv, code, b)]
+
+
 def test_an_address_cannot_hold_more_sockets_open_than_its_burst(tmp_path):
     """The connection rates bounded how fast sockets come, not how many stay open: one
     address reached any number of open sockets (10 more a second, with rooms and
@@ -93,11 +103,7 @@ def test_an_address_cannot_hold_more_sockets_open_than_its_burst(tmp_path):
     bounds = Limits(connections_per_address=(1000.0, 3))  # refills at once: only the cap
     with live_server(str(tmp_path / "game.db"), limits=bounds) as srv:
         async def go() -> None:
-            _, a = srv.player("甲")
-            _, b = srv.player("乙")
-            code = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
-            conns = [await connect(srv, code, a), await connect(srv, code, a),
-                     await connect(srv, code, b)]
+            code, b, conns = await _two_players_three_connections(srv)
             await asyncio.sleep(0.05)
             assert "open connections from your address" in await _refused(srv, code, b)
             await conns.pop().ws.close()
@@ -156,11 +162,7 @@ def test_the_frames_of_all_connections_of_an_address_share_one_budget(tmp_path):
     bounds = Limits(frames_per_address=(0.0, 6))  # never refills: counts, not timing
     with live_server(str(tmp_path / "game.db"), limits=bounds) as srv:
         async def go() -> None:
-            _, a = srv.player("甲")
-            _, b = srv.player("乙")
-            code = srv.quick(a, level="heuristic", bot_delay=0.5, timer=60)
-            conns = [await connect(srv, code, a), await connect(srv, code, a),
-                     await connect(srv, code, b)]
+            code, b, conns = await _two_players_three_connections(srv)
             for conn in conns:  # 4 each: far below a connection's own 30 a second
                 for _ in range(4):
                     await conn.send({"type": "ping"})
