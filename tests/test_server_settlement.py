@@ -389,6 +389,21 @@ def test_a_tianhu_at_the_deal_is_finished_and_waits_for_its_settlement():
     assert result["points"][result["winner"]] > 0
 
 
+def _dealt_xingjia_room(server: Server) -> tuple[Any, Any, list[int]]:
+    """A hunan room with a 醒家, four people seated (new accounts), its first hand dealt:
+    the table, its runtime and the seats' player ids."""
+    table = server.create_room({"rules": "hunan", "xingjia": True, "claim_window": 0.01,
+                                "seats": ["human"] * 4})
+    runtime = server.runtimes[table.code]
+    ids = []
+    for seat in range(4):
+        rec, _ = server.storage.create_player(f"p{seat}", beans=STARTING_BEANS)
+        ids.append(rec.id)
+        runtime.commit({"k": "sit", "seat": seat, "player": rec.id, "nickname": "p"})
+    _deal(runtime)
+    return table, runtime, ids
+
+
 def test_the_xingjia_share_reaches_his_totals_and_history(database):
     """The 醒家 sits the hand out and is paid by the losers (§9): his share reaches his
     lifetime points and beans, and the hand is in his history (issue 11 saw match −54
@@ -396,15 +411,7 @@ def test_the_xingjia_share_reaches_his_totals_and_history(database):
     server = Server(open_storage(database), match=RANDOM_HALL)
 
     async def go() -> None:
-        table = server.create_room({"rules": "hunan", "xingjia": True, "claim_window": 0.01,
-                                    "seats": ["human"] * 4})
-        runtime = server.runtimes[table.code]
-        ids = []
-        for seat in range(4):
-            rec, _ = server.storage.create_player(f"p{seat}", beans=STARTING_BEANS)
-            ids.append(rec.id)
-            runtime.commit({"k": "sit", "seat": seat, "player": rec.id, "nickname": "p"})
-        _deal(runtime)
+        table, runtime, ids = _dealt_xingjia_room(server)
         assert table.match is not None and table.match.xingjia is not None
         xingjia = ids[table.match.xingjia]
         # a connection holds his seat while the hand is dealt (he watches it)
@@ -439,15 +446,7 @@ def test_a_xingjia_no_connection_held_gains_nothing(tmp_path):
     server = Server(open_storage(str(tmp_path / "game.db")), match=RANDOM_HALL)
 
     async def go() -> None:
-        table = server.create_room({"rules": "hunan", "xingjia": True, "claim_window": 0.01,
-                                    "seats": ["human"] * 4})
-        runtime = server.runtimes[table.code]
-        ids = []
-        for seat in range(4):
-            rec, _ = server.storage.create_player(f"p{seat}", beans=STARTING_BEANS)
-            ids.append(rec.id)
-            runtime.commit({"k": "sit", "seat": seat, "player": rec.id, "nickname": "p"})
-        _deal(runtime)
+        table, runtime, ids = _dealt_xingjia_room(server)
         assert table.match is not None and table.match.xingjia is not None
         sat_out = table.match.xingjia
         for seat in range(4):  # every other seat is held by a connection

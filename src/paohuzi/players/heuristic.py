@@ -142,7 +142,7 @@ _HALF_DEAD = 0.75
 """What a near-group keeps when one of the two cards it waits on is dead."""
 _SCARCE = 0.85
 """What a near-group keeps when every live card it waits on has one copy left (the
-others seen): measured with ``benchmarks/players_ab.py`` (docs in the module)."""
+others seen): measured with ``benchmarks/players_ab.py`` (``benchmarks/blunders.md``)."""
 _DEAD_PAIR = 0.85
 """What a pair keeps when no third copy is live (it can no longer become a 坎 or 碰)."""
 _MEMO_LIMIT = 1 << 20
