@@ -24,27 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from blunder_positions import POSITIONS, Blunder
 
-from paohuzi.game.actions import Action
-from paohuzi.game.engine import Hand
 from paohuzi.game.resample import resample_hand
 from paohuzi.game.view import observe
-from paohuzi.players.heuristic import HeuristicPlayer
+from paohuzi.players.search import rollout
 
 Z95 = 1.959963984540054
-
-
-def rollout(world: Hand, seat: int, action: Action, seed: int) -> float:
-    """The seat's points after ``action`` and heuristic play to the end."""
-    world.act(seat, action)
-    players = [HeuristicPlayer(seed + s) for s in range(world.players)]
-    while not world.ended:
-        who = world.pending_seats()[0]
-        legal = world.legal_actions(who)
-        choice = legal[0] if len(legal) == 1 else players[who].choose(
-            observe(world, who, events=False), legal)
-        world.act(who, choice)
-    assert world.result is not None
-    return float(world.result.points[seat])
 
 
 def prove(blunder: Blunder, worlds: int, seed: int) -> tuple[float, float, float]:
@@ -58,8 +42,8 @@ def prove(blunder: Blunder, worlds: int, seed: int) -> tuple[float, float, float
     for _ in range(worlds):
         world_seed = rng.getrandbits(32)
         world = resample_hand(view, random.Random(world_seed))
-        a = rollout(world.copy(), seat, right, world_seed)
-        b = rollout(world.copy(), seat, wrong, world_seed)
+        a = rollout(world.copy(), seat, right, world_seed, fast=False)
+        b = rollout(world.copy(), seat, wrong, world_seed, fast=False)
         diffs.append(a - b)
     mean = statistics.fmean(diffs)
     half = Z95 * statistics.stdev(diffs) / math.sqrt(len(diffs))

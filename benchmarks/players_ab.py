@@ -4,7 +4,8 @@ Run: ``python benchmarks/players_ab.py --new heuristic --old-rev 0b4b41c --deals
 ``[--rules luzhou]``
 
 Plays ``deals`` duplicate deals (every rotation of the seats, as ``paohuzi arena``):
-the player ``--new`` (a name for :func:`paohuzi.players.make_player`, today's code)
+the player ``--new`` (a name for :func:`paohuzi.players.make_player` or a search spec as
+``benchmarks/search_gain.py`` takes them, today's code)
 against two copies of the heuristic player as it was at git revision ``--old-rev``
 (its module loaded from that revision beside today's core). Prints the new player's
 points per hand with a 95% interval clustered by deal, and its decision times (CPU).
@@ -19,10 +20,12 @@ import time
 import types
 from pathlib import Path
 
+from search_gain import player_of
+
 from paohuzi.core.rules import Ruleset
 from paohuzi.game.deal import hand_seed
 from paohuzi.game.engine import Hand
-from paohuzi.players import make_player, observation_for
+from paohuzi.players import observation_for
 from paohuzi.players.arena import clustered_ci
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +49,7 @@ def play_deal(new: str, old: types.ModuleType, seed: int, deal: int, rules: Rule
     n = rules.players
     for rotation in range(n):
         me = rotation % n
-        players = [make_player(new, hash((seed, deal, rotation, s)) & 0x7FFFFFFF) if s == me
+        players = [player_of(new, hash((seed, deal, rotation, s)) & 0x7FFFFFFF) if s == me
                    else old.HeuristicPlayer(hash((seed, deal, rotation, s)) & 0x7FFFFFFF)
                    for s in range(n)]
         hand = Hand.from_seed(hand_seed(seed, deal), rules, dealer=0)

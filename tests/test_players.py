@@ -267,3 +267,43 @@ def test_choose_move_stops_a_search_by_its_deadline(monkeypatch):
     choose_move("hard", 1, view, legal, deadline=time.monotonic() + 60)
     # a distant deadline leaves the search as it was
     assert len(calls) == 16 * len(SearchPlayer(1)._ranked(view, legal)[:3])
+
+
+def recording_rollouts(monkeypatch) -> list[tuple[object, int]]:
+    """Every roll-out's candidate and the decisions it took."""
+    calls: list[tuple[object, int]] = []
+    real = SearchPlayer._rollout
+
+    def rollout(self, hand, me, action, seed):
+        points, used = real(self, hand, me, action, seed)
+        calls.append((action, used))
+        return points, used
+
+    monkeypatch.setattr(SearchPlayer, "_rollout", rollout)
+    return calls
+
+
+def test_a_search_budget_bounds_the_rollouts_decisions(monkeypatch):
+    """``budget``: no sample starts that would take the roll-outs' decisions past it at
+    the pace of those before; without it the same search plays every sample."""
+    view, legal = searched_position()
+    calls = recording_rollouts(monkeypatch)
+    SearchPlayer(1, samples=30, candidates=3).choose(view, legal)
+    unbounded = list(calls)
+    calls.clear()
+    player = SearchPlayer(1, samples=30, candidates=3, budget=60)
+    player.choose(view, legal)
+    per_sample = len(player._ranked(view, legal)[:3])
+    assert len(unbounded) == 30 * per_sample
+    assert 0 < len(calls) < len(unbounded)
+    assert len(calls) % per_sample == 0  # whole samples only
+    decisions = [used for _, used in calls]
+    # the last sample started within the budget at the pace of the samples before it
+    before, rollouts_before = sum(decisions[:-per_sample]), len(decisions) - per_sample
+    assert before + per_sample * before / max(1, rollouts_before) <= 60
+    # and one more at the pace of them all would have passed it
+    assert sum(decisions) + per_sample * sum(decisions) / len(decisions) > 60
+    # deterministic: the same choice again
+    assert player.choose(view, legal) == SearchPlayer(1, samples=30, candidates=3,
+                                                      budget=60).choose(view, legal)
+

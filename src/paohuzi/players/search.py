@@ -44,7 +44,7 @@ from paohuzi.game.view import Observation
 from paohuzi.players import observation_for
 from paohuzi.players.heuristic import HeuristicPlayer, mingtang_potential, wait_cards
 
-__all__ = ["SearchPlayer"]
+__all__ = ["SearchPlayer", "rollout"]
 
 
 def _fingerprint(view: Observation) -> int:
@@ -86,13 +86,21 @@ class SearchPlayer:
         time_limit: optional seconds per decision: no sample is started that would end
             past it at the pace of those before (none with no time at all; then, as with
             a single sample, the heuristic's favourite is played).
+        confidence: how many standard errors a candidate's paired gain over the
+            heuristic's favourite must exceed for the search to play it.
+        budget: optional bound on the roll-outs' decisions (heuristic choices) per
+            decision: no sample is started that would pass it at the pace of those
+            before. Deterministic, unlike ``time_limit``, and close to CPU time.
     """
 
     needs_view = True
 
     def __init__(self, seed: int | None = None, samples: int = 6, candidates: int = 3,
-                 time_limit: float | None = None) -> None:
+                 time_limit: float | None = None, confidence: float = 1.0,
+                 budget: int | None = None) -> None:
         self.seed = 0 if seed is None else seed
+        self.confidence = confidence
+        self.budget = budget
         self.samples = samples
         self.candidates = candidates
         self.time_limit = time_limit
@@ -135,9 +143,10 @@ class SearchPlayer:
             return candidates[0]
         rng = random.Random(self.seed * 1_000_003 + _fingerprint(view))
         results: list[list[float]] = [[] for _ in candidates]
-        done = 0
+        done = steps = rollouts = 0
         start = time.perf_counter()
-        while done < self.samples and not self._out_of_time(start, done):
+        while done < self.samples and not self._out_of_time(start, done) \
+                and not self._out_of_steps(steps, rollouts, len(candidates)):
             sample_seed = rng.getrandbits(32)
             try:
                 base = resample_hand(view, random.Random(sample_seed))
@@ -145,7 +154,10 @@ class SearchPlayer:
                 break
             for i, action in enumerate(candidates):
                 # the same sample for every candidate (common random numbers)
-                results[i].append(self._rollout(base.copy(), view.seat, action, sample_seed))
+                points, used = self._rollout(base.copy(), view.seat, action, sample_seed)
+                results[i].append(points)
+                steps += used
+                rollouts += 1
             done += 1
         if done < 2:
             return candidates[0]
@@ -154,12 +166,21 @@ class SearchPlayer:
         # samples, roll-out noise must not overrule a sound default.
         best, best_gain = 0, 0.0
         for i in range(1, len(candidates)):
-            diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
-            gain = statistics.fmean(diffs)
-            error = statistics.stdev(diffs) / math.sqrt(len(diffs))
-            if gain > error and gain > best_gain:
+            gain, error = _paired(results[i], results[0])
+            if gain > self.confidence * error and gain > best_gain:
                 best, best_gain = i, gain
         return candidates[best]
+
+    def _rollout(self, hand: Hand, me: int, action: Action, seed: int) -> tuple[float, int]:
+        """One roll-out: its points for ``me`` and the decisions it took."""
+        return play_out(hand, me, action, seed)
+
+    def _out_of_steps(self, steps: int, rollouts: int, candidates: int) -> bool:
+        """Whether one more sample of the ``candidates``, each roll-out as long as the
+        mean of those before, would take the roll-outs' decisions past the budget."""
+        if self.budget is None or not rollouts:
+            return False
+        return steps + candidates * steps / rollouts > self.budget
 
     def _out_of_time(self, start: float, done: int) -> bool:
         """Whether one more sample, as long as the mean of those ``done``, would end past
@@ -169,20 +190,38 @@ class SearchPlayer:
         spent = time.perf_counter() - start
         return spent + (spent / done if done else 0.0) > self.time_limit
 
-    def _rollout(self, hand: Hand, me: int, action: Action, seed: int) -> float:
-        if not hand.can(me, action):
-            return -1e9
-        hand.act(me, action)
-        players = [HeuristicPlayer(seed + s, fast=True) for s in range(hand.players)]
-        steps = 0
-        while not hand.ended and steps < 400:
-            seat = hand.pending_seats()[0]
-            legal = hand.legal_actions(seat)
-            player = players[seat]
-            choice = legal[0] if len(legal) == 1 else player.choose(
-                observation_for(player, hand, seat), legal)
-            hand.act(seat, choice)
-            steps += 1
-        assert hand.result is not None
-        return float(hand.result.points[me])
+def rollout(hand: Hand, me: int, action: Action, seed: int, fast: bool = True) -> float:
+    """``me``'s points when it takes ``action`` in ``hand`` (a sampled world, played on)
+    and heuristic players (seeded from ``seed``; ``fast``: the quick roll-out policy)
+    play every seat to the end of the hand; -1e9 if ``action`` is not legal there."""
+    return play_out(hand, me, action, seed, fast)[0]
+
+
+def play_out(hand: Hand, me: int, action: Action, seed: int, fast: bool = True
+             ) -> tuple[float, int]:
+    """:func:`rollout`'s points, and the number of decisions the players took."""
+    if not hand.can(me, action):
+        return -1e9, 0
+    hand.act(me, action)
+    players = [HeuristicPlayer(seed + s, fast=fast) for s in range(hand.players)]
+    steps = decisions = 0
+    while not hand.ended and steps < 400:
+        seat = hand.pending_seats()[0]
+        legal = hand.legal_actions(seat)
+        player = players[seat]
+        if len(legal) == 1:
+            choice = legal[0]
+        else:
+            choice = player.choose(observation_for(player, hand, seat), legal)
+            decisions += 1
+        hand.act(seat, choice)
+        steps += 1
+    assert hand.result is not None
+    return float(hand.result.points[me]), decisions
+
+
+def _paired(new: Sequence[float], old: Sequence[float]) -> tuple[float, float]:
+    """Mean of the paired differences ``new - old`` and its standard error."""
+    diffs = [a - b for a, b in zip(new, old, strict=True)]
+    return statistics.fmean(diffs), statistics.stdev(diffs) / math.sqrt(len(diffs))
 
