@@ -62,7 +62,8 @@ _SETTINGS: dict[str, object] = {}
 
 
 def player_of(spec: str, seed: int) -> Player:
-    """``spec``: a player name, or ``search:samples=N,candidates=K``."""
+    """``spec``: a player name, or ``search:samples=N,candidates=K,z=Z,budget=B`` (each
+    key optional: 5, 2, 1.0 and no budget, today's ``normal``)."""
     if not spec.startswith("search:"):
         return make_player(spec, seed)
     options = dict(part.split("=") for part in spec.split(":", 1)[1].split(","))

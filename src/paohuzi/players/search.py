@@ -9,7 +9,8 @@ For a decision with several sensible options it
 3. plays every candidate forward from the same samples (common random numbers)
    with heuristic players for all seats to the end of the hand;
 4. leaves the heuristic's favourite only for a candidate whose mean advantage in
-   points over it, paired on the same samples, exceeds its standard error.
+   points over it, paired on the same samples, exceeds its standard error (times
+   ``confidence``, 1 by default).
 
 It sees only its :class:`~paohuzi.game.view.Observation`: the samples are drawn from
 a generator seeded by the player's seed and the public content of the
