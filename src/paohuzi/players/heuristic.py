@@ -35,11 +35,13 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS
+from paohuzi.core.decompose import partial_scoring_sentences
 from paohuzi.core.groups import (
+    GROWABLE,
     JIAOS,
     SCORING_VALUES,
     SENTENCE_VALUES,
@@ -52,7 +54,14 @@ from paohuzi.core.kinds import Source
 from paohuzi.core.mingtang import HandFacts, MingtangTable, table_of
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import settle, win_context
-from paohuzi.core.solver import Arrangement, may_win, partial_huxi_counts, solve_counts
+from paohuzi.core.solver import (
+    Arrangement,
+    hand_facts,
+    may_win_in_mask,
+    may_win_mask,
+    partial_huxi_counts,
+    solve_counts,
+)
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.view import Observation
 
@@ -149,29 +158,40 @@ _MEMO_LIMIT = 1 << 20
 """Entries the block memo holds before it starts again (a server runs for weeks)."""
 
 
-def _dead_masks(live: Sequence[int] | None, at_most: int = 0) -> tuple[int, int]:
-    """Per size, the bit mask of values with at most ``at_most`` live copies (0: all
-    four seen)."""
-    small = big = 0
-    if live is not None:
-        for v in range(10):
-            if live[v] <= at_most:
-                small |= 1 << v
-            if live[v + 10] <= at_most:
-                big |= 1 << v
-    return small, big
+def live_masks(live: Sequence[int]) -> tuple[int, int, int, int]:
+    """What the shape reads of the live counts, per size as bit masks of values: the dead
+    ones (no live copy left: all four seen) and the scarce ones (one live copy):
+    ``(dead small, scarce small, dead big, scarce big)``. One decision works them out
+    once for every hand it values.
+
+    >>> from paohuzi.core.cards import KINDS
+    >>> live = [4] * KINDS
+    >>> live[0], live[1], live[19] = 0, 1, 0
+    >>> live_masks(live)
+    (1, 2, 512, 0)
+    """
+    dead_small = dead_big = scarce_small = scarce_big = 0
+    for v in range(10):
+        small, big = live[v], live[v + 10]
+        if small <= 0:
+            dead_small |= 1 << v
+        elif small == 1:
+            scarce_small |= 1 << v
+        if big <= 0:
+            dead_big |= 1 << v
+        elif big == 1:
+            scarce_big |= 1 << v
+    return dead_small, scarce_small, dead_big, scarce_big
 
 
-def _shape(free: Sequence[int], live: Sequence[int] | None = None) -> float:
-    small = big = 0
-    for v in range(9, -1, -1):
-        small = (small << 3) | free[v]
-        big = (big << 3) | free[v + 10]
-    jiao = sum(0.5 for v in range(10) if free[v] and free[v + 10] and free[v] + free[v + 10] >= 2)
-    dead_small, dead_big = _dead_masks(live)
-    scarce_small, scarce_big = _dead_masks(live, 1)
-    return _blocks(small, dead_small, scarce_small & ~dead_small) \
-        + _blocks(big, dead_big, scarce_big & ~dead_big) + jiao
+_JIAO = 0.5
+"""What a 绞 pair (a small and a big card of one value, three or four of them) adds."""
+
+
+def _jiao_at(free: Sequence[int], v: int) -> int:
+    """Whether the free cards hold a 绞 pair of value ``v``."""
+    small, big = free[v], free[v + 10]
+    return int(bool(small and big and small + big >= 2))
 
 
 # ---- the value of a hand -----------------------------------------------------------
@@ -191,23 +211,53 @@ def _waits_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
     """Σ over winning cards of live copies × what the win would be worth (its 胡息 and
     名堂, as the settlement counts them): the cards it waits on."""
     total = 0.0
-    min_huxi = rules.min_huxi
+    live_cards = 0
     for card in range(KINDS):
-        if live[card] <= 0 or not may_win(hand, melds, card, min_huxi, rules.huxi):
-            continue
-        win = solve_counts(hand, melds, card, Source.OTHER, min_huxi=min_huxi, trusted=True,
-                           table=rules.huxi)
-        if win is not None:
-            total += live[card] * _win_units(win, rules)
+        if live[card] > 0:
+            live_cards |= 1 << card
+    for card, win in _wins(hand, melds, rules, live_cards):
+        total += live[card] * _win_units(win, rules)
     return total
 
 
 def wait_cards(hand: list[int], melds: Sequence[Group], rules: Ruleset) -> frozenset[int]:
     """The cards the hand would win on (shown by another seat), live or not."""
-    return frozenset(
-        card for card in range(KINDS) if may_win(hand, melds, card, rules.min_huxi, rules.huxi)
-        and solve_counts(hand, melds, card, Source.OTHER, min_huxi=rules.min_huxi,
-                         trusted=True, table=rules.huxi) is not None)
+    return frozenset(card for card, _ in _wins(hand, melds, rules, _ALL_CARDS))
+
+
+_ALL_CARDS = (1 << KINDS) - 1
+
+
+def _wins(hand: list[int], melds: Sequence[Group], rules: Ruleset, among: int
+          ) -> Iterator[tuple[int, Arrangement]]:
+    """Each card of ``among`` (bits: bit ``c`` is card ``c``) the hand would win on,
+    shown by another seat, with its best arrangement, lowest card first. The solver's
+    prefilter (:func:`~paohuzi.core.solver.may_win_mask`, then
+    :func:`~paohuzi.core.solver.may_win_in_mask`) rules most cards out without a search."""
+    table = rules.huxi
+    min_huxi = rules.min_huxi
+    table_cards = table_pao_ti = table_huxi = grows = 0
+    for meld in melds:
+        table_cards += len(meld.cards)
+        table_huxi += meld.huxi
+        if meld.is_pao_or_ti:
+            table_pao_ti += 1
+        elif meld.kind in GROWABLE:
+            grows |= 1 << meld.cards[0]
+    facts = hand_facts(hand, table)
+    mask = among & may_win_mask(facts, hand, table_cards, table_pao_ti, table_huxi, grows,
+                                min_huxi, table)
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        card = low.bit_length() - 1
+        if not may_win_in_mask(facts, hand, card, table_pao_ti, table_huxi,
+                               bool(grows & low), min_huxi, table):
+            continue
+        win = solve_counts(hand, melds, card, Source.OTHER, min_huxi=min_huxi, trusted=True,
+                           table=table)
+        if win is not None:
+            yield card, win
 
 
 def mingtang_potential(hand: Sequence[int], melds: Sequence[Group], rules: Ruleset) -> int:
@@ -266,18 +316,95 @@ def hand_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
     """How good a hand is: shape (near-groups waiting on cards all seen are dead), 胡息
     and 名堂 potential and (with ``waits``) its live waits, worth what they would score."""
     rules = rules or _rules_with(min_huxi)
-    free = [n if n <= 2 else 0 for n in hand]
-    locked = sum(1 for n in hand if n >= 3)
-    huxi = partial_huxi_counts(hand, melds, rules.huxi)
-    complete = locked + len(melds)
-    value = _shape(free, live) + _COMPLETE * complete
-    value += 0.22 * min(huxi, min_huxi + 9)
-    if huxi < min_huxi:
-        value -= 0.15 * (min_huxi - huxi)
-    value += _MINGTANG * mingtang_potential(hand, melds, rules)
+    value = _Position(hand, melds, live_masks(live), rules, min_huxi).value()
     if waits:
         value += _WAIT * _waits_value(hand, melds, live, rules)
     return value
+
+
+class _Position:
+    """A hand and its table groups under one decision's live counts: what
+    :func:`hand_value` (without waits) adds up, worked out once, so that the value of the
+    hand less one free card (a discard) costs a few lookups:
+
+    * shape: the free cards (outside 坎 and 提) packed per size for the block memo, and
+      the 绞 pairs among them; the complete groups (坎, 提 and table groups);
+    * 胡息: the table, 坎 and 提 胡息 and the best scoring sentences of the free cards;
+    * 名堂 potential: the red, big and all cards owned.
+    """
+
+    __slots__ = ("_complete", "_fixed_huxi", "_free", "_masks", "_min_huxi", "_rules",
+                 "_scoring", "big", "codes", "jiao", "red", "total")
+
+    def __init__(self, hand: Sequence[int], melds: Sequence[Group],
+                 masks: tuple[int, int, int, int], rules: Ruleset, min_huxi: int) -> None:
+        free = [n if n <= 2 else 0 for n in hand]
+        small = big = 0
+        for v in range(9, -1, -1):
+            small = (small << 3) | free[v]
+            big = (big << 3) | free[v + 10]
+        self._free = free
+        self.codes = [small, big]
+        self.jiao = sum(_jiao_at(free, v) for v in range(10))
+        self._complete = sum(1 for n in hand if n >= 3) + len(melds)
+        self._scoring = partial_scoring_sentences(free, rules.huxi)
+        self._fixed_huxi = partial_huxi_counts(hand, melds, rules.huxi) - self._scoring
+        self._masks = masks
+        self._rules = rules
+        self._min_huxi = min_huxi
+        red = big_cards = total = 0
+        for card in range(KINDS):
+            n = hand[card]
+            if n:
+                total += n
+                red += n * _RED[card]
+                big_cards += n * _BIG[card]
+        for meld in melds:
+            for card in meld.cards:
+                total += 1
+                red += _RED[card]
+                big_cards += _BIG[card]
+        self.red, self.big, self.total = red, big_cards, total
+
+    def value(self) -> float:
+        """:func:`hand_value` of the hand, without waits."""
+        small, big = self.codes
+        return self._value(small, big, self.jiao, self._fixed_huxi + self._scoring,
+                           self.red, self.big, self.total)
+
+    def value_without(self, card: int) -> float:
+        """:func:`hand_value` of the hand less one ``card`` (held once or twice), without
+        waits."""
+        free = self._free
+        v, size = card % 10, card // 10
+        jiao = self.jiao - _jiao_at(free, v)
+        free[card] -= 1
+        jiao += _jiao_at(free, v)
+        scoring = partial_scoring_sentences(free, self._rules.huxi) \
+            if v in _SCORING_VALUE_SET else self._scoring
+        free[card] += 1
+        codes = list(self.codes)
+        codes[size] -= 1 << (3 * v)
+        return self._value(codes[0], codes[1], jiao, self._fixed_huxi + scoring,
+                           self.red - _RED[card], self.big - _BIG[card], self.total - 1)
+
+    def _value(self, small: int, big: int, jiao: int, huxi: int, red: int, big_cards: int,
+               total: int) -> float:
+        dead_small, scarce_small, dead_big, scarce_big = self._masks
+        min_huxi = self._min_huxi
+        shape = _blocks(small, dead_small, scarce_small) + _blocks(big, dead_big, scarce_big) \
+            + _JIAO * jiao
+        value = shape + _COMPLETE * self._complete
+        value += 0.22 * min(huxi, min_huxi + 9)
+        if huxi < min_huxi:
+            value -= 0.15 * (min_huxi - huxi)
+        value += _MINGTANG * _fan_beyond(table_of(self._rules), red, big_cards,
+                                         total - big_cards)
+        return value
+
+
+_SCORING_VALUE_SET = frozenset(v for values in SCORING_VALUES for v in values)
+"""The values (0 to 9) a scoring sentence (一二三, 二七十) holds."""
 
 
 _WAIT = 2.5
@@ -295,15 +422,16 @@ def _holds_both(live: Sequence[int], first: int, second: int, share: float) -> f
     return min(1.0, live[first] * share) * min(1.0, live[second] * share)
 
 
-def _chi_shapes(card: int) -> tuple[tuple[int, int, int], ...]:
-    """The other two cards of every sentence and 绞 holding ``card``, with its 胡息."""
+def _chi_shapes(card: int) -> tuple[tuple[int, int, float], ...]:
+    """The other two cards of every sentence and 绞 holding ``card``, with what the group
+    would give (its 胡息 / 3, and a 门子 more)."""
     out = []
     for shape in SHAPES:
         if card in shape:
             rest = list(shape)
             rest.remove(card)
-            out.append((rest[0], rest[1], group_huxi(
-                GroupKind.JIAO if shape in JIAOS else GroupKind.SENTENCE, shape)))
+            huxi = group_huxi(GroupKind.JIAO if shape in JIAOS else GroupKind.SENTENCE, shape)
+            out.append((rest[0], rest[1], huxi / 3.0 + 1.0))
     return tuple(out)
 
 
@@ -335,22 +463,26 @@ def dangers(view: Observation, live: Sequence[int]) -> Callable[[int], float]:
         if seat == me or not view.hand_sizes[seat]:
             continue
         near = 1.0 + min(1.0, view.table_huxi(seat) / min_huxi) + 0.15 * len(view.melds[seat])
-        seats.append((seat, view.hand_sizes[seat] / hidden, near, frozenset(view.piles[seat])))
+        share = view.hand_sizes[seat] / hidden
+        # the 下家's chance of holding each card, for its 吃
+        single = [min(1.0, n * share) for n in live] if seat == xiajia else None
+        seats.append((share, near, frozenset(view.piles[seat]), single))
 
     table = view.rules.huxi
 
     def of(card: int) -> float:
         peng_gain = table.huxi(GroupKind.PENG, (card, card, card)) / 3.0 + 1.0
         total = 0.0
-        for seat, share, near, chou in seats:
+        for share, near, chou, single in seats:
             if card in chou:
                 continue
             risk = _holds_both(live, card, card, share) * peng_gain
-            if seat == xiajia:
+            if single is not None:
                 missing = 1.0
-                for first, second, huxi in _CHI_SHAPES[card]:
-                    p = _holds_both(live, first, second, share)
-                    missing *= 1.0 - p * (huxi / 3.0 + 1.0) / 3.0
+                for first, second, gain in _CHI_SHAPES[card]:
+                    p = _holds_both(live, first, second, share) if first == second \
+                        else single[first] * single[second]
+                    missing *= 1.0 - p * gain / 3.0
                 risk += 1.0 - missing
             total += risk * near
         return late * total
@@ -367,6 +499,35 @@ _REFINE = 8
 _PASS = 0.4
 """What passing on a claim is worth beyond the hand as it is (the hand keeps its
 options; 0.8 measured the same)."""
+
+
+class _Decision:
+    """What the valuations of one decision share: its view, the live counts and what the
+    shape reads of them, and the danger of each card (worked out once a card)."""
+
+    __slots__ = ("_danger", "_danger_of", "live", "masks", "rules", "view")
+
+    def __init__(self, view: Observation, live: Sequence[int]) -> None:
+        self.view = view
+        self.live = live
+        self.rules = view.rules
+        self.masks = live_masks(live)
+        self._danger_of = dangers(view, live)
+        self._danger: dict[int, float] = {}
+
+    def danger(self, card: int) -> float:
+        """:func:`danger` of discarding ``card``."""
+        found = self._danger.get(card)
+        if found is None:
+            found = self._danger[card] = self._danger_of(card)
+        return found
+
+    def hand_value(self, hand: list[int], melds: Sequence[Group]) -> float:
+        """:func:`hand_value` with waits, under this decision's live counts."""
+        rules = self.rules
+        value = _Position(hand, melds, self.masks, rules, rules.min_huxi).value()
+        value += _WAIT * _waits_value(hand, melds, self.live, rules)
+        return value
 
 
 class HeuristicPlayer:
@@ -392,13 +553,13 @@ class HeuristicPlayer:
                 return action
         if self.noise and self.rng.random() < self.noise:
             return legal[self.rng.randrange(len(legal))]
-        live = view.unseen_counts()
+        decision = _Decision(view, view.unseen_counts())
         own_melds = [m for m in view.melds[view.seat] if m is not None] \
             if view.seat is not None else []
         hand = list(view.hand)
         if all(isinstance(a, Discard) for a in legal):
-            return self._best_discard(view, hand, own_melds, live, legal)[0]
-        return self._claim(view, hand, own_melds, live, legal)
+            return self._best_discard(decision, hand, own_melds, legal)[0]
+        return self._claim(decision, hand, own_melds, legal)
 
     # ---- discards --------------------------------------------------------------------
 
@@ -406,58 +567,61 @@ class HeuristicPlayer:
                        live: Sequence[int], legal: Sequence[Action]
                        ) -> list[tuple[float, int, Action]]:
         """First-pass values of the legal discards (waits not valued), best first."""
-        rules = view.rules
-        danger_of = dangers(view, live)
+        return self._discard_values(_Decision(view, live), hand, melds, legal)
+
+    @staticmethod
+    def _discard_values(decision: _Decision, hand: list[int], melds: Sequence[Group],
+                        legal: Sequence[Action]) -> list[tuple[float, int, Action]]:
+        rules = decision.rules
+        position = _Position(hand, melds, decision.masks, rules, rules.min_huxi)
         scored: list[tuple[float, int, Action]] = []
         for i, action in enumerate(legal):
             if not isinstance(action, Discard):
                 continue
             card = action.card
-            hand[card] -= 1
-            value = hand_value(hand, melds, live, rules.min_huxi, waits=False, rules=rules)
-            hand[card] += 1
-            value -= danger_of(card)
+            value = position.value_without(card)
+            value -= decision.danger(card)
             if card % 10 in (0, 9):  # edge cards 一/十 go first, all else equal
                 value += 0.05
             scored.append((value, -i, action))
         scored.sort(reverse=True)
         return scored
 
-    def _best_discard(self, view: Observation, hand: list[int], melds: Sequence[Group],
-                      live: Sequence[int], legal: Sequence[Action]) -> tuple[Action, float]:
-        scored = self.discard_values(view, hand, melds, live, legal)
+    def _best_discard(self, decision: _Decision, hand: list[int], melds: Sequence[Group],
+                      legal: Sequence[Action]) -> tuple[Action, float]:
+        scored = self._discard_values(decision, hand, melds, legal)
         best: tuple[Action, float] | None = None
         for value, _, action in scored[:self.refine]:  # the waits only for the best few
             assert isinstance(action, Discard)
             hand[action.card] -= 1
-            value += _WAIT * _waits_value(hand, melds, live, view.rules)
+            value += _WAIT * _waits_value(hand, melds, decision.live, decision.rules)
             hand[action.card] += 1
             if best is None or value > best[1]:
                 best = (action, value)
         assert best is not None
         return best
 
-    def _after_intake_value(self, view: Observation, hand: list[int], melds: list[Group],
-                            live: Sequence[int]) -> float:
+    def _after_intake_value(self, decision: _Decision, hand: list[int],
+                            melds: list[Group]) -> float:
         """The hand's value after an intake, with the best discard if one is due."""
         owned = sum(hand) + sum(len(m.cards) for m in melds)
         k = sum(1 for m in melds if m.is_pao_or_ti)
-        rules = view.rules
         if not must_discard(owned, k):
-            return hand_value(hand, melds, live, rules.min_huxi, rules=rules)
+            return decision.hand_value(hand, melds)
         discards = [Discard(c) for c in range(KINDS) if 0 < hand[c] <= 2]  # type: ignore[arg-type]
         if not discards:
-            return hand_value(hand, melds, live, rules.min_huxi, rules=rules) - 5.0  # 相公
-        return self._best_discard(view, hand, melds, live, discards)[1]
+            return decision.hand_value(hand, melds) - 5.0  # 相公
+        return self._best_discard(decision, hand, melds, discards)[1]
 
     # ---- claims ------------------------------------------------------------------------
 
-    def _claim(self, view: Observation, hand: list[int], melds: list[Group],
-               live: Sequence[int], legal: Sequence[Action]) -> Action:
+    def _claim(self, decision: _Decision, hand: list[int], melds: list[Group],
+               legal: Sequence[Action]) -> Action:
+        view = decision.view
         assert view.claim is not None
         card = view.claim[0]
         best_action: Action = next(a for a in legal if isinstance(a, Pass))
-        best_value = hand_value(hand, melds, live, view.rules.min_huxi, rules=view.rules) + _PASS
+        best_value = decision.hand_value(hand, melds) + _PASS
         for action in legal:
             if isinstance(action, Peng):
                 new_hand = list(hand)
@@ -476,7 +640,7 @@ class HeuristicPlayer:
                                        for g in (action.eat, *action.bi))]
             else:
                 continue
-            value = self._after_intake_value(view, new_hand, new_melds, live)
+            value = self._after_intake_value(decision, new_hand, new_melds)
             if value > best_value:
                 best_action, best_value = action, value
         return best_action
