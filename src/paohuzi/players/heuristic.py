@@ -272,6 +272,12 @@ def mingtang_potential(hand: Sequence[int], melds: Sequence[Group], rules: Rules
     >>> mingtang_potential(counts_of(parse_cards("二七十 贰柒拾")), [], Ruleset())
     0
     """
+    red, big, total = _colour_counts(hand, melds)
+    return _fan_beyond(table_of(rules), red, big, total - big)
+
+
+def _colour_counts(hand: Sequence[int], melds: Sequence[Group]) -> tuple[int, int, int]:
+    """The red, big and all cards owned: in the hand and in the table groups."""
     red = big = total = 0
     for card in range(KINDS):
         n = hand[card]
@@ -284,7 +290,7 @@ def mingtang_potential(hand: Sequence[int], melds: Sequence[Group], rules: Rules
             total += 1
             red += _RED[card]
             big += _BIG[card]
-    return _fan_beyond(table_of(rules), red, big, total - big)
+    return red, big, total
 
 
 _RED = tuple(int(card.is_red) for card in ALL_CARDS)
@@ -352,19 +358,7 @@ class _Position:
         self._masks = masks
         self._rules = rules
         self._min_huxi = min_huxi
-        red = big_cards = total = 0
-        for card in range(KINDS):
-            n = hand[card]
-            if n:
-                total += n
-                red += n * _RED[card]
-                big_cards += n * _BIG[card]
-        for meld in melds:
-            for card in meld.cards:
-                total += 1
-                red += _RED[card]
-                big_cards += _BIG[card]
-        self.red, self.big, self.total = red, big_cards, total
+        self.red, self.big, self.total = _colour_counts(hand, melds)
 
     def value(self) -> float:
         """:func:`hand_value` of the hand, without waits."""
