@@ -322,7 +322,14 @@ def hand_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
     """How good a hand is: shape (near-groups waiting on cards all seen are dead), 胡息
     and 名堂 potential and (with ``waits``) its live waits, worth what they would score."""
     rules = rules or _rules_with(min_huxi)
-    value = _Position(hand, melds, live_masks(live), rules, min_huxi).value()
+    return _hand_value(hand, melds, live, live_masks(live), rules, min_huxi, waits)
+
+
+def _hand_value(hand: list[int], melds: Sequence[Group], live: Sequence[int],
+                masks: tuple[int, int, int, int], rules: Ruleset, min_huxi: int,
+                waits: bool) -> float:
+    """:func:`hand_value`, the live counts' :func:`live_masks` given."""
+    value = _Position(hand, melds, masks, rules, min_huxi).value()
     if waits:
         value += _WAIT * _waits_value(hand, melds, live, rules)
     return value
@@ -518,10 +525,8 @@ class _Decision:
 
     def hand_value(self, hand: list[int], melds: Sequence[Group]) -> float:
         """:func:`hand_value` with waits, under this decision's live counts."""
-        rules = self.rules
-        value = _Position(hand, melds, self.masks, rules, rules.min_huxi).value()
-        value += _WAIT * _waits_value(hand, melds, self.live, rules)
-        return value
+        return _hand_value(hand, melds, self.live, self.masks, self.rules,
+                           self.rules.min_huxi, waits=True)
 
 
 class HeuristicPlayer:
