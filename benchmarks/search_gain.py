@@ -63,7 +63,8 @@ _SETTINGS: dict[str, object] = {}
 
 def player_of(spec: str, seed: int) -> Player:
     """``spec``: a player name, or ``search:samples=N,candidates=K,z=Z,budget=B`` (each
-    key optional: 5, 2, 1.0 and no budget, today's ``normal``)."""
+    key optional: 5, 2, 1.0 and no budget: ``normal`` before 2026-12-06, which is now
+    ``search:samples=8,candidates=3,budget=350``)."""
     if not spec.startswith("search:"):
         return make_player(spec, seed)
     options = dict(part.split("=") for part in spec.split(":", 1)[1].split(","))
