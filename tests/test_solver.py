@@ -352,11 +352,13 @@ def _table_totals(melds, card):
 @pytest.mark.parametrize("table_name", ["qq", "luzhou"])
 def test_win_prefilter_mask_holds_every_card_the_prefilter_lets_through(table_name):
     """The engine's per-hand-version mask (may_win_mask) is a superset of may_win_on, and
-    may_win_on from running totals answers as may_win from the groups; both rule cards out."""
+    may_win_on from running totals answers as may_win from the groups, and may_win_cards
+    (every card at once) as may_win card by card; all rule cards out."""
     from paohuzi.core.groups import HUXI_TABLES
     from paohuzi.core.solver import (
         hand_facts,
         isolated_cards,
+        may_win_cards,
         may_win_mask,
         may_win_on,
         win_facts,
@@ -373,10 +375,12 @@ def test_win_prefilter_mask_holds_every_card_the_prefilter_lets_through(table_na
         cards, pao_ti, huxi, grows = _table_totals(p.melds, p.card)
         for min_huxi in (0, 10, 15, 21):
             mask = may_win_mask(facts, counts, cards, pao_ti, huxi, grows, min_huxi, table)
+            allowed = may_win_cards(counts, p.melds, min_huxi, table)
             for card in range(20):
                 on = may_win_on(facts, counts, card, cards, pao_ti, huxi,
                                 bool(grows >> card & 1), min_huxi, table)
                 assert on == may_win(counts, p.melds, card, min_huxi, table)
+                assert on == bool(allowed >> card & 1), (str(p), card, min_huxi)
                 if on:
                     let_through += 1
                     assert mask >> card & 1, (str(p), card, min_huxi)

@@ -83,6 +83,7 @@ __all__ = [
     "isolated_cards",
     "isolated_mask",
     "may_win",
+    "may_win_cards",
     "may_win_in_mask",
     "may_win_mask",
     "may_win_on",
@@ -469,8 +470,9 @@ def waits(hand: Iterable[int], melds: Sequence[Group], rules: Ruleset) -> list[W
     validate_counts(counts, "hand and table")
     sources = (Source.SELF, Source.OTHER) + ((Source.DISCARD,) if rules.win_on_discard else ())
     out = []
+    allowed = may_win_cards(hand_counts, melds, rules.min_huxi, rules.huxi)
     for x in range(KINDS):
-        if counts[x] >= 4 or not may_win(hand_counts, melds, x, rules.min_huxi, rules.huxi):
+        if counts[x] >= 4 or not allowed >> x & 1:
             continue  # the engine's cheap checks: no arrangement can win on x
         results: list[int | None] = []
         for source in sources:
@@ -729,20 +731,42 @@ def may_win(hand: Sequence[int], melds: Sequence[Group], card: int, min_huxi: in
     >>> format_cards([c for c in range(20) if may_win(hand, [], c, 15)])  # 二三十: no group
     ''
     """
-    table_cards = table_pao_ti = table_huxi = 0
-    table_grows = False
+    return bool(may_win_cards(hand, melds, min_huxi, table, 1 << card))
+
+
+def may_win_cards(hand: Sequence[int], melds: Sequence[Group], min_huxi: int,
+                  table: HuxiTable = QQ_HUXI, among: int = (1 << KINDS) - 1) -> int:
+    """The cards of ``among`` (bits: bit ``c`` is card ``c``; all by default) that
+    :func:`may_win` lets through, as bits: its checks for many cards at once (the
+    table groups' totals and the hand's facts worked out once, :func:`may_win_mask`
+    first).
+
+    >>> from paohuzi.core.cards import counts_of, parse_cards, format_cards
+    >>> hand = counts_of(parse_cards("一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖"))
+    >>> cards = may_win_cards(hand, [], 15)
+    >>> format_cards(c for c in range(20) if cards >> c & 1)  # the solver keeps 柒拾 (waits)
+    '二贰柒拾'
+    """
+    table_cards = table_pao_ti = table_huxi = grows = 0
     for meld in melds:
-        kind = meld.kind
+        table_cards += len(meld.cards)
         table_huxi += meld.huxi
+        kind = meld.kind
         if kind is GroupKind.PAO or kind is GroupKind.TI:
             table_pao_ti += 1
-            table_cards += 4
-        else:
-            table_cards += 3
-            if meld.cards[0] == card and kind in GROWABLE:
-                table_grows = True
-    return may_win_on(hand_facts(hand, table), hand, card, table_cards, table_pao_ti,
-                      table_huxi, table_grows, min_huxi, table)
+        elif kind in GROWABLE:
+            grows |= 1 << meld.cards[0]
+    facts = hand_facts(hand, table)
+    mask = among & may_win_mask(facts, hand, table_cards, table_pao_ti, table_huxi, grows,
+                                min_huxi, table)
+    cards = 0
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        if may_win_in_mask(facts, hand, low.bit_length() - 1, table_pao_ti, table_huxi,
+                           bool(grows & low), min_huxi, table):
+            cards |= low
+    return cards
 
 
 def isolated_allow(isolated: tuple[int, ...], card: int) -> bool:

@@ -38,7 +38,7 @@ from paohuzi.core.cards import COPIES, KINDS
 from paohuzi.core.errors import PaohuziError
 from paohuzi.core.groups import Group, GroupKind
 from paohuzi.core.kinds import ClaimContext, Source
-from paohuzi.core.solver import may_win, partial_huxi_counts, solve_counts
+from paohuzi.core.solver import may_win_cards, partial_huxi_counts, solve_counts
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.view import Observation
 from paohuzi.players.heuristic import HeuristicPlayer
@@ -161,8 +161,9 @@ def _waits(hand: list[int], melds: Sequence[Group], live: Sequence[int],
            min_huxi: int) -> tuple[float, float]:
     """Live copies of the cards the hand waits on (听牌), and the same weighted by 胡息."""
     copies = weighted = 0.0
+    allowed = may_win_cards(hand, melds, min_huxi)
     for card in range(KINDS):
-        if live[card] <= 0 or not may_win(hand, melds, card, min_huxi):
+        if live[card] <= 0 or not allowed >> card & 1:
             continue
         win = solve_counts(hand, melds, card, Source.OTHER, min_huxi=min_huxi, trusted=True)
         if win is not None:

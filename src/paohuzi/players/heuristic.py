@@ -41,7 +41,6 @@ from paohuzi.core.cardcount import must_discard
 from paohuzi.core.cards import ALL_CARDS, KINDS
 from paohuzi.core.decompose import partial_scoring_sentences
 from paohuzi.core.groups import (
-    GROWABLE,
     JIAOS,
     SCORING_VALUES,
     SENTENCE_VALUES,
@@ -56,9 +55,7 @@ from paohuzi.core.rules import Ruleset
 from paohuzi.core.settlement import settle, win_context
 from paohuzi.core.solver import (
     Arrangement,
-    hand_facts,
-    may_win_in_mask,
-    may_win_mask,
+    may_win_cards,
     partial_huxi_counts,
     solve_counts,
 )
@@ -232,30 +229,15 @@ def _wins(hand: list[int], melds: Sequence[Group], rules: Ruleset, among: int
           ) -> Iterator[tuple[int, Arrangement]]:
     """Each card of ``among`` (bits: bit ``c`` is card ``c``) the hand would win on,
     shown by another seat, with its best arrangement, lowest card first. The solver's
-    prefilter (:func:`~paohuzi.core.solver.may_win_mask`, then
-    :func:`~paohuzi.core.solver.may_win_in_mask`) rules most cards out without a search."""
-    table = rules.huxi
-    min_huxi = rules.min_huxi
-    table_cards = table_pao_ti = table_huxi = grows = 0
-    for meld in melds:
-        table_cards += len(meld.cards)
-        table_huxi += meld.huxi
-        if meld.is_pao_or_ti:
-            table_pao_ti += 1
-        elif meld.kind in GROWABLE:
-            grows |= 1 << meld.cards[0]
-    facts = hand_facts(hand, table)
-    mask = among & may_win_mask(facts, hand, table_cards, table_pao_ti, table_huxi, grows,
-                                min_huxi, table)
-    while mask:
-        low = mask & -mask
-        mask ^= low
+    prefilter (:func:`~paohuzi.core.solver.may_win_cards`) rules most cards out without a
+    search."""
+    cards = may_win_cards(hand, melds, rules.min_huxi, rules.huxi, among)
+    while cards:
+        low = cards & -cards
+        cards ^= low
         card = low.bit_length() - 1
-        if not may_win_in_mask(facts, hand, card, table_pao_ti, table_huxi,
-                               bool(grows & low), min_huxi, table):
-            continue
-        win = solve_counts(hand, melds, card, Source.OTHER, min_huxi=min_huxi, trusted=True,
-                           table=table)
+        win = solve_counts(hand, melds, card, Source.OTHER, min_huxi=rules.min_huxi,
+                           trusted=True, table=rules.huxi)
         if win is not None:
             yield card, win
 
