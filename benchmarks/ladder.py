@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import resource
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -79,10 +80,17 @@ def percentile_ms(counts: dict[str, int], q: float) -> float:
     raise AssertionError("unreachable")
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (the arena's
+    ``--jobs`` workers, once the pairing is over)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def play_pairing(a: str, b: str, deals: int, seed: int, rules: Ruleset,
                  jobs: int) -> dict[str, Any]:
     """A against two B on ``deals`` duplicate deals: A's figures, B's, and times."""
-    cpu_start = time.process_time()
+    cpu_start = _cpu_seconds()
     report = run_arena([a, b, b], deals, seed, rules, jobs)
     pa, b1, b2 = report.players
     return {
@@ -90,7 +98,7 @@ def play_pairing(a: str, b: str, deals: int, seed: int, rules: Ruleset,
         "points": pa.mean, "low": pa.low, "high": pa.high,
         "hu_a": pa.hu_rate, "hu_b": (b1.hu_rate + b2.hu_rate) / 2,
         "draw_rate": report.draw_rate, "hands": report.hands,
-        "wall_s": report.seconds, "cpu_s": time.process_time() - cpu_start,
+        "wall_s": report.seconds, "cpu_s": _cpu_seconds() - cpu_start,
         "cpu_a": histogram(report.cpu_samples[0]),
         "cpu_b": merge([histogram(report.cpu_samples[1]), histogram(report.cpu_samples[2])]),
         "wall_a": histogram(report.wall_samples[0]),
