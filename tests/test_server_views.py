@@ -140,7 +140,7 @@ def test_waits_prefilter_changes_no_answer(monkeypatch):
         for r, answer in zip(rules, answers, strict=True):
             assert solver.waits(p.hand, p.melds, r) == answer
     with_filter = asked[0]
-    monkeypatch.setattr(solver, "may_win", lambda *args: True)
+    monkeypatch.setattr(solver, "may_win_cards", lambda *args: (1 << 20) - 1)  # every card
     asked[0] = 0
     for p, answers in zip(positions, filtered, strict=True):
         for r, answer in zip(rules, answers, strict=True):
