@@ -30,8 +30,9 @@ heuristic plays it; the arena (``paohuzi arena``, ``benchmarks/ladder.py``) is t
 final word.
 
 A player is a name for :func:`paohuzi.players.make_player` or
-``search:samples=N,candidates=K,z=Z,budget=B`` for another budget of the search (``z``:
-its ``confidence``; ``budget``: as :class:`SearchPlayer` has it).
+``search:samples=N,candidates=K,z=Z,budget=B,fast=F`` for another budget of the search
+(``z``: its ``confidence``; ``budget``: as :class:`SearchPlayer` has it; ``fast=0``: its
+roll-outs play the heuristic itself, not its quick policy).
 """
 
 from __future__ import annotations
@@ -62,8 +63,9 @@ _SETTINGS: dict[str, object] = {}
 
 
 def player_of(spec: str, seed: int) -> Player:
-    """``spec``: a player name, or ``search:samples=N,candidates=K,z=Z,budget=B`` (each
-    key optional: 5, 2, 1.0 and no budget: ``normal`` before 2026-12-06, which is now
+    """``spec``: a player name, or ``search:samples=N,candidates=K,z=Z,budget=B,fast=F``
+    (each key optional: 5, 2, 1.0, no budget and 1 — the quick roll-out policy; 0: the
+    heuristic itself —: ``normal`` before 2026-12-06, which is now
     ``search:samples=8,candidates=3,budget=350``)."""
     if not spec.startswith("search:"):
         return make_player(spec, seed)
@@ -71,7 +73,8 @@ def player_of(spec: str, seed: int) -> Player:
     return SearchPlayer(seed, samples=int(options.get("samples", 5)),
                         candidates=int(options.get("candidates", 2)),
                         confidence=float(options.get("z", 1.0)),
-                        budget=int(options["budget"]) if "budget" in options else None)
+                        budget=int(options["budget"]) if "budget" in options else None,
+                        fast_rollouts=options.get("fast", "1") == "1")
 
 
 def _rules() -> Ruleset:

@@ -11,7 +11,7 @@ import pytest
 
 from paohuzi.core.cards import ALL_CARDS, KINDS
 from paohuzi.core.rules import PRESETS, Ruleset
-from paohuzi.game.actions import Hu
+from paohuzi.game.actions import Discard, Hu
 from paohuzi.game.engine import Hand
 from paohuzi.game.resample import resample_hand
 from paohuzi.game.view import Observation, observe
@@ -307,3 +307,28 @@ def test_a_search_budget_bounds_the_rollouts_decisions(monkeypatch):
     assert player.choose(view, legal) == SearchPlayer(1, samples=30, candidates=3,
                                                       budget=60).choose(view, legal)
 
+
+
+def test_the_search_weighs_the_heuristics_best_claims_not_the_first_by_name():
+    """At a claim with more options than the search has candidates (several 吃 plans),
+    its candidates are the heuristic's favourite and then its next best, by value."""
+    found = 0
+    for seed in range(80):
+        hand = Hand.from_seed(seed, Ruleset())
+        rng = random.Random(seed)
+        while not hand.ended and found < 12:
+            seat = hand.pending_seats()[0]
+            legal = hand.legal_actions(seat)
+            view = observe(hand, seat)
+            if len(legal) > 3 and not any(isinstance(a, (Hu, Discard)) for a in legal):
+                heuristic = HeuristicPlayer(1)
+                values = heuristic.claim_values(view, legal)
+                ranked = SearchPlayer(1)._ranked(view, legal)
+                assert ranked[0] == heuristic.choose(view, legal)
+                assert sorted(ranked, key=str) == sorted(legal, key=str)
+                by_value = dict((a, v) for v, a in values)
+                assert [by_value[a] for a in ranked[:3]] == \
+                    sorted((v for v, _ in values), reverse=True)[:3]
+                found += 1
+            hand.act(seat, rng.choice(legal))
+    assert found >= 12

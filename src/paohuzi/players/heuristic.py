@@ -596,13 +596,28 @@ class HeuristicPlayer:
 
     # ---- claims ------------------------------------------------------------------------
 
+    def claim_values(self, view: Observation, legal: Sequence[Action]
+                     ) -> list[tuple[float, Action]]:
+        """The values of the claim actions in ``legal`` (pass, 碰 and each 吃 plan), best
+        first; ties keep pass first, then ``legal``'s order. The first is the heuristic's
+        choice (when ``legal`` has no 胡 and the player no noise)."""
+        own_melds = [m for m in view.melds[view.seat] if m is not None] \
+            if view.seat is not None else []
+        return self._claim_values(_Decision(view, view.unseen_counts()), list(view.hand),
+                                  own_melds, legal)
+
     def _claim(self, decision: _Decision, hand: list[int], melds: list[Group],
                legal: Sequence[Action]) -> Action:
+        return self._claim_values(decision, hand, melds, legal)[0][1]
+
+    def _claim_values(self, decision: _Decision, hand: list[int], melds: list[Group],
+                      legal: Sequence[Action]) -> list[tuple[float, Action]]:
         view = decision.view
         assert view.claim is not None
         card = view.claim[0]
-        best_action: Action = next(a for a in legal if isinstance(a, Pass))
-        best_value = decision.hand_value(hand, melds) + _PASS
+        values: list[tuple[float, Action]] = [
+            (decision.hand_value(hand, melds) + _PASS,
+             next(a for a in legal if isinstance(a, Pass)))]
         for action in legal:
             if isinstance(action, Peng):
                 new_hand = list(hand)
@@ -621,7 +636,6 @@ class HeuristicPlayer:
                                        for g in (action.eat, *action.bi))]
             else:
                 continue
-            value = self._after_intake_value(decision, new_hand, new_melds)
-            if value > best_value:
-                best_action, best_value = action, value
-        return best_action
+            values.append((self._after_intake_value(decision, new_hand, new_melds), action))
+        values.sort(key=lambda pair: -pair[0])  # stable: ties keep their order
+        return values
