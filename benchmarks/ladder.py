@@ -13,6 +13,10 @@ two B with the 95% interval clustered by deal, the adjacent-step line (each leve
 against two of the level below), 胡 rates, and per level its decision times p50/p99
 in CPU time of the deciding thread (with wall time beside), pooled over every
 pairing the level played.
+
+Each pairing also keeps A's points deal by deal, so two ladders of the same deals (a
+player changed between them) compare pairing by pairing with ``--compare OTHER.json``:
+the difference paired by deal, whose interval is far tighter than the two results'.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any
 
 from paohuzi.core.rules import Ruleset
 from paohuzi.players import make_player
-from paohuzi.players.arena import run_arena
+from paohuzi.players.arena import clustered_ci, run_arena
 
 DEFAULT_LEVELS = ("random", "easy", "heuristic", "normal", "hard")
 """Weakest first: the adjacent steps are read in this order."""
@@ -103,7 +107,31 @@ def play_pairing(a: str, b: str, deals: int, seed: int, rules: Ruleset,
         "cpu_b": merge([histogram(report.cpu_samples[1]), histogram(report.cpu_samples[2])]),
         "wall_a": histogram(report.wall_samples[0]),
         "wall_b": merge([histogram(report.wall_samples[1]), histogram(report.wall_samples[2])]),
+        "deal_points_a": [round(v, 6) for v in report.deal_points[0]],
     }
+
+
+def compare(data: dict[str, Any], other: dict[str, Any]) -> list[str]:
+    """Each pairing that both ladders played on the same deals, paired deal by deal: this
+    ladder's A minus the other's (the players changed between the two runs), points per
+    hand with a 95% interval clustered by deal — far tighter than the difference of the
+    two intervals, since both faced the same cards."""
+    for key in ("seed", "deals", "rules"):
+        if data.get(key) != other.get(key):
+            raise LadderFileMismatch(f"the ladders differ in {key}: "
+                                     f"{data.get(key)!r} and {other.get(key)!r}")
+    rotations = 3  # A against two B: every deal in its three rotations
+    lines = []
+    for key, mine in data["pairings"].items():
+        theirs = other["pairings"].get(key)
+        if theirs is None or "deal_points_a" not in mine or "deal_points_a" not in theirs:
+            continue
+        diffs = [(a - b) / rotations for a, b in zip(mine["deal_points_a"],
+                                                     theirs["deal_points_a"], strict=True)]
+        mean, low, high = clustered_ci(diffs)
+        lines.append(f"{key}: {mean:+.2f} [{low:+.2f}, {high:+.2f}] points per hand "
+                     f"against the other ladder, paired over {len(diffs)} deals")
+    return lines
 
 
 def pairing_key(a: str, b: str) -> str:
@@ -223,6 +251,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=Path("ladder.json"))
     p.add_argument("--report-only", action="store_true",
                    help="print the table from --out without playing")
+    p.add_argument("--compare", type=Path, default=None,
+                   help="another ladder file of the same deals: print each common pairing's "
+                        "difference, paired deal by deal")
     return p.parse_args(argv)
 
 
@@ -241,6 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         data = run_ladder(levels, args.deals, args.seed, rules, args.jobs, args.out, sys.stderr)
     print(markdown(data, levels))
+    if args.compare is not None:
+        print("\n".join(compare(data, json.loads(args.compare.read_text(encoding="utf-8")))))
     return 0
 
 

@@ -106,3 +106,27 @@ def test_percentiles_from_histograms() -> None:
     assert 10.0 <= ladder.percentile_ms(counts, 0.98) <= 10.5
     assert 1000.0 <= ladder.percentile_ms(counts, 0.99) <= 1050.0
     assert ladder.percentile_ms({}, 0.99) == 0.0
+
+
+def test_two_ladders_of_the_same_deals_compare_deal_by_deal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each pairing keeps A's points per deal; ``--compare`` pairs two runs deal by deal
+    (here the same players: the difference is exactly 0), and refuses other deals."""
+    ladder = ladder_module()
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    run(ladder, first, capsys)
+    data = json.loads(first.read_text())
+    r = data["pairings"]["heuristic vs random"]
+    assert len(r["deal_points_a"]) == 3
+    assert sum(r["deal_points_a"]) / 9 == pytest.approx(r["points"])
+    text = run(ladder, second, capsys, "--compare", str(first))
+    assert "heuristic vs random: +0.00 [+0.00, +0.00] points per hand against the other " \
+        "ladder, paired over 3 deals" in text
+    # a changed player shows up as a difference (one deal's points moved by 9)
+    other = json.loads(second.read_text())
+    other["pairings"]["heuristic vs random"]["deal_points_a"][0] += 9
+    line = next(x for x in ladder.compare(other, data) if x.startswith("heuristic vs random"))
+    assert line.startswith("heuristic vs random: +1.00 [")
+    other["deals"] = 4
+    with pytest.raises(ladder.LadderFileMismatch, match="deals"):
+        ladder.compare(other, data)

@@ -99,6 +99,9 @@ class ArenaReport:
     cumulative: list[list[float]] = field(default_factory=list)  # per slot, per deal
     wall_samples: list[list[float]] = field(default_factory=list)  # per slot: seconds
     cpu_samples: list[list[float]] = field(default_factory=list)  # per slot: thread CPU s
+    deal_points: list[list[float]] = field(default_factory=list)  # per slot, per deal: total
+    """Per slot and deal, the slot's points summed over the deal's rotations (so two runs
+    on the same deals can be compared deal by deal)."""
 
     def markdown(self) -> str:
         lines = [
@@ -197,6 +200,7 @@ def run_arena(names: Sequence[str], deals: int, seed: int, rules: Ruleset | None
     rotations = n
     stats = []
     cumulative: list[list[float]] = [[] for _ in range(n)]
+    deal_points = [[o.points[j] for o in outcomes] for j in range(n)]
     wall_samples: list[list[float]] = []
     cpu_samples: list[list[float]] = []
     for j, name in enumerate(names):
@@ -219,7 +223,7 @@ def run_arena(names: Sequence[str], deals: int, seed: int, rules: Ruleset | None
     hands = sum(o.hands for o in outcomes)
     return ArenaReport(stats, deals, hands, sum(o.draws for o in outcomes) / max(hands, 1),
                        seed, rules.name, jobs, time.perf_counter() - start, cumulative,
-                       wall_samples, cpu_samples)
+                       wall_samples, cpu_samples, deal_points)
 
 
 def _progress(stream: TextIO | None, done: int, total: int) -> None:
