@@ -99,7 +99,7 @@ class ArenaReport:
     cumulative: list[list[float]] = field(default_factory=list)  # per slot, per deal
     wall_samples: list[list[float]] = field(default_factory=list)  # per slot: seconds
     cpu_samples: list[list[float]] = field(default_factory=list)  # per slot: thread CPU s
-    deal_points: list[list[float]] = field(default_factory=list)  # per slot, per deal: total
+    deal_points: list[list[float]] = field(default_factory=list)
     """Per slot and deal, the slot's points summed over the deal's rotations (so two runs
     on the same deals can be compared deal by deal)."""
 
@@ -204,7 +204,7 @@ def run_arena(names: Sequence[str], deals: int, seed: int, rules: Ruleset | None
     wall_samples: list[list[float]] = []
     cpu_samples: list[list[float]] = []
     for j, name in enumerate(names):
-        per_deal = [o.points[j] / rotations for o in outcomes]
+        per_deal = [points / rotations for points in deal_points[j]]
         running = 0.0
         for value in per_deal:
             running += value

@@ -62,7 +62,8 @@ from paohuzi.core.solver import (
 from paohuzi.game.actions import Action, Chi, Discard, Hu, Pass, Peng
 from paohuzi.game.view import Observation
 
-__all__ = ["HeuristicPlayer", "danger", "hand_value", "mingtang_potential", "wait_cards"]
+__all__ = ["HeuristicPlayer", "danger", "hand_value", "mingtang_potential", "own_table_groups",
+           "wait_cards"]
 
 # ---- shape: blocks per size, memoised on packed counts (3 bits a value) ------------
 
@@ -240,6 +241,13 @@ def _wins(hand: list[int], melds: Sequence[Group], rules: Ruleset, among: int
                            trusted=True, table=rules.huxi)
         if win is not None:
             yield card, win
+
+
+def own_table_groups(view: Observation) -> list[Group]:
+    """The observer's own groups on the table (none for a spectator)."""
+    if view.seat is None:
+        return []
+    return [m for m in view.melds[view.seat] if m is not None]
 
 
 def mingtang_potential(hand: Sequence[int], melds: Sequence[Group], rules: Ruleset) -> int:
@@ -535,8 +543,7 @@ class HeuristicPlayer:
         if self.noise and self.rng.random() < self.noise:
             return legal[self.rng.randrange(len(legal))]
         decision = _Decision(view, view.unseen_counts())
-        own_melds = [m for m in view.melds[view.seat] if m is not None] \
-            if view.seat is not None else []
+        own_melds = own_table_groups(view)
         hand = list(view.hand)
         if all(isinstance(a, Discard) for a in legal):
             return self._best_discard(decision, hand, own_melds, legal)[0]
@@ -601,10 +608,8 @@ class HeuristicPlayer:
         """The values of the claim actions in ``legal`` (pass, 碰 and each 吃 plan), best
         first; ties keep pass first, then ``legal``'s order. The first is the heuristic's
         choice (when ``legal`` has no 胡 and the player no noise)."""
-        own_melds = [m for m in view.melds[view.seat] if m is not None] \
-            if view.seat is not None else []
         return self._claim_values(_Decision(view, view.unseen_counts()), list(view.hand),
-                                  own_melds, legal)
+                                  own_table_groups(view), legal)
 
     def _claim(self, decision: _Decision, hand: list[int], melds: list[Group],
                legal: Sequence[Action]) -> Action:

@@ -43,7 +43,12 @@ from paohuzi.game.engine import Hand, PositionError
 from paohuzi.game.resample import resample_hand
 from paohuzi.game.view import Observation
 from paohuzi.players import observation_for
-from paohuzi.players.heuristic import HeuristicPlayer, mingtang_potential, wait_cards
+from paohuzi.players.heuristic import (
+    HeuristicPlayer,
+    mingtang_potential,
+    own_table_groups,
+    wait_cards,
+)
 
 __all__ = ["SearchPlayer", "rollout"]
 
@@ -127,8 +132,7 @@ class SearchPlayer:
             return [favourite]
         live = view.unseen_counts()
         hand = list(view.hand)
-        melds = [m for m in view.melds[view.seat] if m is not None] \
-            if view.seat is not None else []
+        melds = own_table_groups(view)
         scored = self.heuristic.discard_values(view, hand, melds, live, rest)
         ranked = [a for _, _, a in scored]
         seen = {_outcome(view, hand, melds, favourite)}
