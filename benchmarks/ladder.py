@@ -12,7 +12,15 @@ Printed (Markdown, ready for the README): a matrix of A's points per hand agains
 two B with the 95% interval clustered by deal, the adjacent-step line (each level
 against two of the level below), 胡 rates, and per level its decision times p50/p99
 in CPU time of the deciding thread (with wall time beside), pooled over every
-pairing the level played.
+pairing the level played, and the build that played (``sources``, or ``compiled``: the
+same choices, other times; ``PYTHONPATH=.compiled`` runs a compiled install).
+
+With ``--chunk N`` a pairing is played N deals at a time and each finished chunk is saved
+(under ``partial`` in the file) before the next starts: a pairing of many CPU hours (hard
+against two normal) can be spread over several runs, each continuing where the last
+stopped, and is merged into one pairing once its last chunk is in. Every deal and its
+players are seeded from the seed and the deal's index alone, so the chunks play exactly
+the games one run would. Until then the tables show the deals played so far.
 
 Each pairing also keeps A's points deal by deal, so two ladders of the same deals (a
 player changed between them) compare pairing by pairing with ``--compare OTHER.json``:
@@ -32,6 +40,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import paohuzi
 from paohuzi.core.rules import Ruleset
 from paohuzi.players import make_player
 from paohuzi.players.arena import clustered_ci, run_arena
@@ -91,14 +100,19 @@ def _cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
+ROTATIONS = 3
+"""A against two B: every deal in its three rotations."""
+
+
 def play_pairing(a: str, b: str, deals: int, seed: int, rules: Ruleset,
-                 jobs: int) -> dict[str, Any]:
-    """A against two B on ``deals`` duplicate deals: A's figures, B's, and times."""
+                 jobs: int, first: int = 0) -> dict[str, Any]:
+    """A against two B on ``deals`` duplicate deals (the seed's deals from ``first`` on):
+    A's figures, B's, and times."""
     cpu_start = _cpu_seconds()
-    report = run_arena([a, b, b], deals, seed, rules, jobs)
+    report = run_arena([a, b, b], deals, seed, rules, jobs, first=first)
     pa, b1, b2 = report.players
     return {
-        "a": a, "b": b, "deals": deals,
+        "a": a, "b": b, "deals": deals, "first": first, "build": _build(),
         "points": pa.mean, "low": pa.low, "high": pa.high,
         "hu_a": pa.hu_rate, "hu_b": (b1.hu_rate + b2.hu_rate) / 2,
         "draw_rate": report.draw_rate, "hands": report.hands,
@@ -111,6 +125,53 @@ def play_pairing(a: str, b: str, deals: int, seed: int, rules: Ruleset,
     }
 
 
+def _build() -> str:
+    """Which build played (the choices are the same on both; the times are not)."""
+    return "compiled" if paohuzi.compiled() else "sources"
+
+
+def combine(chunks: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One pairing's record from the records of its chunks, played on consecutive deals
+    from deal 0 on: counts and times added, rates weighted by hands, the points and their
+    interval computed again over every deal (as one run of all the deals would).
+
+    >>> one = {"a": "x", "b": "y", "deals": 2, "first": 0, "hands": 6, "hu_a": 0.5,
+    ...        "hu_b": 0.25, "draw_rate": 0.0, "wall_s": 1.0, "cpu_s": 2.0,
+    ...        "cpu_a": {"3": 1}, "cpu_b": {}, "wall_a": {"3": 1}, "wall_b": {},
+    ...        "deal_points_a": [3.0, -3.0]}
+    >>> two = one | {"first": 2, "hu_a": 0.0, "deal_points_a": [6.0, 0.0]}
+    >>> r = combine([one, two])
+    >>> r["deals"], r["hands"], r["hu_a"], r["points"], r["cpu_a"], r["cpu_s"]
+    (4, 12, 0.25, 0.5, {'3': 2}, 4.0)
+    """
+    if not chunks:
+        raise ValueError("no chunks to combine")
+    expected = 0
+    for chunk in chunks:
+        if chunk.get("first", 0) != expected or len(chunk["deal_points_a"]) != chunk["deals"]:
+            raise LadderFileMismatch(
+                f"chunks of {chunks[0]['a']} vs {chunks[0]['b']} are not consecutive deals "
+                f"from 0: one starts at deal {chunk.get('first', 0)}, expected {expected}")
+        expected += chunk["deals"]
+    hands = sum(c["hands"] for c in chunks)
+    deal_points = [v for c in chunks for v in c["deal_points_a"]]
+    mean, low, high = clustered_ci([v / ROTATIONS for v in deal_points])
+
+    def weighted(key: str) -> float:
+        return sum(c[key] * c["hands"] for c in chunks) / hands if hands else 0.0
+
+    return {
+        "a": chunks[0]["a"], "b": chunks[0]["b"], "deals": expected, "first": 0,
+        "points": mean, "low": low, "high": high,
+        "hu_a": weighted("hu_a"), "hu_b": weighted("hu_b"), "draw_rate": weighted("draw_rate"),
+        "hands": hands, "chunks": len(chunks),
+        "build": "+".join(sorted({c.get("build", "sources") for c in chunks})),
+        "wall_s": sum(c["wall_s"] for c in chunks), "cpu_s": sum(c["cpu_s"] for c in chunks),
+        **{key: merge(c[key] for c in chunks) for key in ("cpu_a", "cpu_b", "wall_a", "wall_b")},
+        "deal_points_a": deal_points,
+    }
+
+
 def compare(data: dict[str, Any], other: dict[str, Any]) -> list[str]:
     """Each pairing that both ladders played on the same deals, paired deal by deal: this
     ladder's A minus the other's (the players changed between the two runs), points per
@@ -120,7 +181,7 @@ def compare(data: dict[str, Any], other: dict[str, Any]) -> list[str]:
         if data.get(key) != other.get(key):
             raise LadderFileMismatch(f"the ladders differ in {key}: "
                                      f"{data.get(key)!r} and {other.get(key)!r}")
-    rotations = 3  # A against two B: every deal in its three rotations
+    rotations = ROTATIONS
     lines = []
     for key, mine in data["pairings"].items():
         theirs = other["pairings"].get(key)
@@ -162,39 +223,72 @@ def save(path: Path, data: dict[str, Any]) -> None:
 
 
 def run_ladder(levels: Sequence[str], deals: int, seed: int, rules: Ruleset, jobs: int,
-               out: Path, log: Any = None) -> dict[str, Any]:
-    """Play every missing ordered pairing of ``levels`` and save each as it finishes."""
+               out: Path, log: Any = None, chunk: int | None = None) -> dict[str, Any]:
+    """Play every missing ordered pairing of ``levels`` and save each as it finishes
+    (with ``chunk``: each chunk of that many deals as it finishes)."""
     for name in levels:
         make_player(name, 0)  # unknown names fail before any work
+    if chunk is not None and chunk < 2:
+        raise ValueError(f"a chunk of {chunk} deals: at least 2 are needed")
     data = load(out, seed, deals, rules.name)
     for a in levels:
         for b in levels:
             key = pairing_key(a, b)
             if a == b or key in data["pairings"]:
                 continue
-            result = play_pairing(a, b, deals, seed, rules, jobs)
+            partial: list[dict[str, Any]] = data.setdefault("partial", {}).get(key, [])
+            if partial or chunk is not None:
+                data["partial"][key] = partial
+                done = sum(c["deals"] for c in partial)
+                size = chunk or deals - done
+                while done < deals:
+                    n = min(size, deals - done)
+                    partial.append(play_pairing(a, b, n, seed, rules, jobs, first=done))
+                    done += n
+                    save(out, data)
+                    _log(log, f"{key}, deals {done - n}-{done - 1}", combine(partial))
+                result = combine(partial)
+                del data["partial"][key]
+            else:
+                result = play_pairing(a, b, deals, seed, rules, jobs)
+            if not data["partial"]:
+                del data["partial"]
             data["pairings"][key] = result
             save(out, data)
-            if log is not None:
-                log.write(f"{key}: {result['points']:+.2f} [{result['low']:+.2f}, "
-                          f"{result['high']:+.2f}] in {result['cpu_s']:.0f} s CPU\n")
-                log.flush()
+            _log(log, key, result)
     return data
+
+
+def _log(log: Any, what: str, result: dict[str, Any]) -> None:
+    if log is not None:
+        log.write(f"{what}: {result['points']:+.2f} [{result['low']:+.2f}, "
+                  f"{result['high']:+.2f}] over {result['deals']} deals, "
+                  f"{result['cpu_s']:.0f} s CPU\n")
+        log.flush()
 
 
 def _ms(value: float) -> str:
     return f"{value:.3f} ms" if value < 0.1 else f"{value:.2f} ms"
 
 
-def _cell(r: dict[str, Any] | None) -> str:
+def _cell(r: dict[str, Any] | None, deals: int) -> str:
     if r is None:
         return "missing"
-    return f"{r['points']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}]"
+    so_far = f" ({r['deals']} of {deals} deals so far)" if r["deals"] < deals else ""
+    return f"{r['points']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}]{so_far}"
+
+
+def shown_pairings(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The finished pairings, and each pairing in progress as its chunks so far."""
+    shown = {key: combine(chunks) for key, chunks in data.get("partial", {}).items() if chunks}
+    finished: dict[str, dict[str, Any]] = data["pairings"]
+    return shown | finished
 
 
 def markdown(data: dict[str, Any], levels: Sequence[str]) -> str:
     """The matrix, the adjacent steps, 胡 rates and per-level decision times."""
-    pairings: dict[str, dict[str, Any]] = data["pairings"]
+    pairings = shown_pairings(data)
+    deals = data["deals"]
     lines = [
         f"Ladder: {data['deals']} duplicate deals per pairing (the same deals for every "
         f"pairing, seed {data['seed']}, rules `{data['rules']}`), each deal in all 3 "
@@ -205,7 +299,8 @@ def markdown(data: dict[str, Any], levels: Sequence[str]) -> str:
         "|---|" + "---|" * len(levels),
     ]
     for a in levels:
-        cells = ["—" if a == b else _cell(pairings.get(pairing_key(a, b))) for b in levels]
+        cells = ["—" if a == b else _cell(pairings.get(pairing_key(a, b)), deals)
+                 for b in levels]
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
     lines += ["", "| step (upper vs two lower) | points / hand | 95% CI | interval excludes 0 "
               "| 胡 rate upper / lower |", "|---|---|---|---|---|"]
@@ -215,25 +310,30 @@ def markdown(data: dict[str, Any], levels: Sequence[str]) -> str:
             lines.append(f"| {upper} > {lower} | missing | | | |")
             continue
         excludes = "yes" if r["low"] > 0 or r["high"] < 0 else "no"
+        if r["deals"] < deals:
+            excludes += f" (after {r['deals']} of {deals} deals)"
         lines.append(
             f"| {upper} > {lower} | {r['points']:+.2f} | [{r['low']:+.2f}, {r['high']:+.2f}] "
             f"| {excludes} | {100 * r['hu_a']:.1f}% / {100 * r['hu_b']:.1f}% |")
     lines += ["", "| level | decision CPU p50 | CPU p99 | wall p50 | wall p99 | decisions "
-              "| pairings |", "|---|---|---|---|---|---|---|"]
+              "| pairings | build |", "|---|---|---|---|---|---|---|---|"]
     for level in levels:
         played = [(r, side) for r in pairings.values() for side in ("a", "b")
                   if r[side] == level]
         if not played:
-            lines.append(f"| {level} | missing | | | | 0 | 0 |")
+            lines.append(f"| {level} | missing | | | | 0 | 0 | |")
             continue
         cpu = merge(r[f"cpu_{side}"] for r, side in played)
         wall = merge(r[f"wall_{side}"] for r, side in played)
         lines.append(
             f"| {level} | {_ms(percentile_ms(cpu, 0.5))} | {_ms(percentile_ms(cpu, 0.99))} "
             f"| {_ms(percentile_ms(wall, 0.5))} | {_ms(percentile_ms(wall, 0.99))} "
-            f"| {sum(cpu.values())} | {len(played)} |")
-    missing = [pairing_key(a, b) for a in levels for b in levels
-               if a != b and pairing_key(a, b) not in pairings]
+            f"| {sum(cpu.values())} | {len(played)} "
+            f"| {'+'.join(sorted({r.get('build', 'sources') for r, _ in played}))} |")
+    missing = [key + (f" ({pairings[key]['deals']} of {deals} deals played)"
+                      if key in pairings else "")
+               for key in (pairing_key(a, b) for a in levels for b in levels if a != b)
+               if key not in data["pairings"]]
     lines += ["", "Missing pairings: " + (", ".join(missing) if missing else "none") + ".", ""]
     return "\n".join(lines)
 
@@ -249,6 +349,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--rules", default=None, help="a preset name (default: the default rules)")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--out", type=Path, default=Path("ladder.json"))
+    p.add_argument("--chunk", type=int, default=None,
+                   help="play each missing pairing this many deals at a time, saving each "
+                        "chunk, so a long pairing can stop and continue (default: whole)")
     p.add_argument("--report-only", action="store_true",
                    help="print the table from --out without playing")
     p.add_argument("--compare", type=Path, default=None,
@@ -270,7 +373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.report_only:
         data = load(args.out, args.seed, args.deals, rules.name)
     else:
-        data = run_ladder(levels, args.deals, args.seed, rules, args.jobs, args.out, sys.stderr)
+        if args.chunk is not None and args.chunk < 2:
+            raise SystemExit("--chunk must be 2 or more (an interval needs two deals)")
+        data = run_ladder(levels, args.deals, args.seed, rules, args.jobs, args.out, sys.stderr,
+                          args.chunk)
     print(markdown(data, levels))
     if args.compare is not None:
         print("\n".join(compare(data, json.loads(args.compare.read_text(encoding="utf-8")))))

@@ -130,3 +130,59 @@ def test_two_ladders_of_the_same_deals_compare_deal_by_deal(
     other["deals"] = 4
     with pytest.raises(ladder.LadderFileMismatch, match="deals"):
         ladder.compare(other, data)
+
+
+def test_a_pairing_played_in_chunks_is_the_pairing_played_at_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    ladder = ladder_module()
+    whole, parts = tmp_path / "whole.json", tmp_path / "parts.json"
+    args = ["--levels", "easy,random", "--deals", "5", "--seed", "11"]
+    assert ladder.main([*args, "--out", str(whole)]) == 0
+    capsys.readouterr()
+
+    # stop after the first chunk (as a run cut short would): it is saved, the rest is not
+    original = ladder.play_pairing
+    played: list[int] = []
+
+    def stop_after_one(*a: Any, **kw: Any) -> dict[str, Any]:
+        if played:
+            raise KeyboardInterrupt
+        played.append(kw["first"])
+        result: dict[str, Any] = original(*a, **kw)
+        return result
+
+    monkeypatch.setattr(ladder, "play_pairing", stop_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        ladder.main([*args, "--out", str(parts), "--chunk", "2"])
+    saved = json.loads(parts.read_text())
+    assert saved["pairings"] == {}
+    assert [c["first"] for c in saved["partial"]["easy vs random"]] == [0]
+    text = capsys.readouterr().out
+    assert text == ""  # the run was cut before printing
+
+    # the report shows the deals played so far; a later run goes on from there
+    assert ladder.main([*args, "--out", str(parts), "--report-only"]) == 0
+    text = capsys.readouterr().out
+    assert "(2 of 5 deals so far)" in text and "easy vs random (2 of 5 deals played)" in text
+    firsts: list[int] = []
+
+    def spy(*a: Any, **kw: Any) -> dict[str, Any]:
+        firsts.append(kw["first"])
+        result: dict[str, Any] = original(*a, **kw)
+        return result
+
+    monkeypatch.setattr(ladder, "play_pairing", spy)
+    assert ladder.main([*args, "--out", str(parts), "--chunk", "2"]) == 0
+    assert firsts[:2] == [2, 4]  # easy vs random's last two chunks, then random vs easy's
+    one = json.loads(whole.read_text())["pairings"]
+    merged = json.loads(parts.read_text())
+    assert "partial" not in merged
+    for key in ("easy vs random", "random vs easy"):
+        a, b = one[key], merged["pairings"][key]
+        assert b["deal_points_a"] == a["deal_points_a"]
+        for field in ("points", "low", "high", "hu_a", "hu_b", "draw_rate"):
+            assert b[field] == pytest.approx(a[field]), field
+        assert (b["hands"], b["deals"]) == (a["hands"], a["deals"]) == (15, 5)
+        assert sum(b["cpu_a"].values()) == sum(a["cpu_a"].values())
+        assert b["build"] == a["build"] in ("sources", "compiled")

@@ -46,6 +46,7 @@ COMPILED_MODULES: Final = (
     "paohuzi.game.actions",
     "paohuzi.game.deal",
     "paohuzi.game.engine",
+    "paohuzi.players.heuristic",
 )
 """The modules ``PAOHUZI_COMPILE=1`` compiles (``setup.py`` reads this list)."""
 

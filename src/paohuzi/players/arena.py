@@ -175,14 +175,18 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def run_arena(names: Sequence[str], deals: int, seed: int, rules: Ruleset | None = None,
-              jobs: int = 1, progress: TextIO | None = None) -> ArenaReport:
-    """Play ``deals`` duplicate deals between the named players."""
+              jobs: int = 1, progress: TextIO | None = None, first: int = 0) -> ArenaReport:
+    """Play ``deals`` duplicate deals between the named players: the seed's deals
+    ``first``, ``first + 1``, ... (each deal and its players are seeded from the seed and
+    the deal's index alone, so a long run split into ranges plays the same games)."""
+    if first < 0:
+        raise ValueError(f"first deal {first} is negative")
     rules = rules or Ruleset()
     if len(names) != rules.players:
         raise ValueError(f"{len(names)} players named for a {rules.players}-player game")
     for name in names:
         make_player(name, 0)  # unknown names fail before any work
-    tasks = [(tuple(names), seed, i, rules.to_dict()) for i in range(deals)]
+    tasks = [(tuple(names), seed, i, rules.to_dict()) for i in range(first, first + deals)]
     start = time.perf_counter()
     outcomes: list[DealOutcome] = []
     if jobs > 1:
