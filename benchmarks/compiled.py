@@ -109,13 +109,13 @@ def main() -> None:
     if len(points) > 1:
         sys.exit("the two builds' players chose differently (the deals' points differ)")
     keys = [k for k in runs["sources"][0] if k not in ("compiled", "points")]
-    print(f"{'':22} {'sources':>10} {'compiled':>10}  ratio (best of {args.rounds} rounds)")
+    print(f"{'':26} {'sources':>10} {'compiled':>10}  ratio (best of {args.rounds} rounds)")
     for key in keys:
         pick = max if key == "hands/s" else min
         pure = pick(r[key] for r in runs["sources"])
         fast = pick(r[key] for r in runs["compiled"])
         ratio = fast / pure if key == "hands/s" else pure / fast
-        print(f"{key:22} {pure:10.1f} {fast:10.1f}  {ratio:.2f}x")
+        print(f"{key:26} {pure:10.4g} {fast:10.4g}  {ratio:.2f}x")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -1,7 +1,7 @@
 """Server CPU per action, in one process, without sockets: the table loop's own cost.
 
 Run: ``python benchmarks/server_cpu.py [--tables 20] [--actions 3000] [--spectators 1]``
-``[--profile FILE]``
+``[--warmup 500] [--profile FILE]``
 
 Each table has 3 seated connections (and ``--spectators`` watching ones) whose
 WebSocket is a stub that takes the text it is sent (JSON encoding and everything before
@@ -9,7 +9,10 @@ it is measured; the socket write and compression are not: ``benchmarks/server.py
 measures those). Each seat answers every decision it is shown with a random legal
 action, sent through the protocol's handler (lock, duplicate check, ack), sends its
 shuffle value and votes for the next hand. Reports the process CPU time (user + system,
-``time.process_time``) per acknowledged action, and messages and bytes per action.
+``time.process_time``) per acknowledged action, and messages and bytes per action, after
+``--warmup`` actions that are not counted (the first use of a code path may import a
+module; runs before 2026-12-07 counted from the first action). On the 2-core VM the same
+tree reads ±15 % from run to run: compare trees in alternating runs.
 
 Run it with another tree's ``src`` on ``PYTHONPATH`` for the figures of older code, in
 the same conditions; CPU time barely depends on the machine's load.
@@ -48,7 +51,8 @@ class StubSocket:
         pass
 
 
-async def drive(tables: int, actions: int, spectators: int, seed: int) -> dict[str, float]:
+async def drive(tables: int, actions: int, spectators: int, seed: int,
+                warmup: int = 0) -> dict[str, float]:
     storage = SQLiteStorage(":memory:")
     server = Server(storage)
     rng = random.Random(seed)
@@ -80,7 +84,11 @@ async def drive(tables: int, actions: int, spectators: int, seed: int) -> dict[s
     done = 0
     seq = [[0] * 3 for _ in range(tables)]
     start = time.process_time()
-    while done < actions:
+    counted_from, sent_before = 0, (0, 0)
+    while done < warmup + actions:
+        if warmup and counted_from == 0 and done >= warmup:
+            start, counted_from = time.process_time(), done
+            sent_before = (sum(w.messages for w in sockets), sum(w.bytes for w in sockets))
         await asyncio.sleep(0.005)
         for t, runtime in enumerate(runtimes):
             table = runtime.table
@@ -106,9 +114,10 @@ async def drive(tables: int, actions: int, spectators: int, seed: int) -> dict[s
     cpu = time.process_time() - start
     for runtime in runtimes:
         runtime.stop()
+    done -= counted_from
     return {"cpu_ms": 1000 * cpu / done, "actions": done,
-            "messages": sum(w.messages for w in sockets) / done,
-            "bytes": sum(w.bytes for w in sockets) / done,
+            "messages": (sum(w.messages for w in sockets) - sent_before[0]) / done,
+            "bytes": (sum(w.bytes for w in sockets) - sent_before[1]) / done,
             "hands": sum(r.table.finished_hands for r in runtimes)}
 
 
@@ -118,13 +127,16 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--actions", type=int, default=3000)
     parser.add_argument("--spectators", type=int, default=1)
+    parser.add_argument("--warmup", type=int, default=500,
+                        help="actions played before the count starts (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", help="write cProfile statistics here")
     args = parser.parse_args()
     profiler = cProfile.Profile() if args.profile else None
     if profiler is not None:
         profiler.enable()
-    out = asyncio.run(drive(args.tables, args.actions, args.spectators, args.seed))
+    out = asyncio.run(drive(args.tables, args.actions, args.spectators, args.seed,
+                            args.warmup))
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(args.profile)
