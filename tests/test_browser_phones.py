@@ -246,6 +246,73 @@ def test_phone_dialogs_have_a_way_out_and_buttons_a_finger_can_tap(browser, srv)
     context.close()
 
 
+def test_the_settlement_puts_aside_to_show_the_table_and_its_help(browser, srv):  # noqa: F811
+    """The settlement window covered the table and its top bar, so a player could not
+    look at the finished hand's table or open 帮助 until he dealt the next hand: 看牌桌
+    puts it aside (nothing is sent: the next hand waits), 看结算 brings it back, and the
+    help page leads back to the room with the settlement up again."""
+    hand = crowded_hand(ended=True)
+    welcome, state = mock_state(hand)
+    sizes = [*SMALL_PHONES.values(), UPRIGHT_PHONES["360x640"]]
+    for viewport in sizes:
+        sent: list[dict[str, Any]] = []
+        context = browser.new_context(viewport=viewport, has_touch=True)
+        enter(context.new_page(), srv.base, "小屏")
+        page = context.new_page()
+
+        def handler(ws: Any, sent: list[dict[str, Any]] = sent) -> None:
+            ws.on_message(lambda message: sent.append(json.loads(message)))
+            ws.send(json.dumps(welcome, ensure_ascii=False))
+            ws.send(json.dumps(state, ensure_ascii=False))
+
+        page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
+        page.goto(srv.base + "/#/room/mock")
+        page.wait_for_selector(".settlement [data-name=next-hand]")
+        for name in ("next-hand", "settle-leave", "settle-peek"):
+            box = page.query_selector(f".settlement [data-name={name}]").bounding_box()
+            assert box is not None and box["height"] >= 40, (viewport, name, box)
+            right, bottom = box["x"] + box["width"], box["y"] + box["height"]
+            assert box["x"] >= 0 and right <= viewport["width"], (viewport, name, box)
+            assert bottom <= viewport["height"], (viewport, name, box)
+        assert covered(page, ".settle-foot .btn") == []
+        assert covered(page, ".topbar .help-link") == ["帮助"]  # under the window
+        page.click(".settlement [data-name=settle-peek]")
+        page.wait_for_selector(".settlement", state="detached")
+        assert covered(page, ".topbar .help-link") == []
+        assert covered(page, "[data-name=settle-show]") == []
+        assert layout_problems(page) == [], viewport
+        page.click("[data-name=settle-show]")
+        page.wait_for_selector(".settlement [data-name=next-hand]")
+        page.click(".settlement [data-name=settle-peek]")
+        page.wait_for_selector(".settlement", state="detached")
+        page.click(".topbar .help-link")
+        page.wait_for_selector(".help-page")
+        page.click("[data-name=back]")
+        page.wait_for_selector(".settlement [data-name=next-hand]")
+        assert "next" not in [m.get("type") for m in sent], sent
+        page.click(".settlement [data-name=next-hand]")
+        page.wait_for_function("document.querySelector('.settlement') === null")
+        assert page.query_selector("[data-name=settle-show]") is None  # closed, not put aside
+        assert "next" in [m.get("type") for m in sent], sent
+        context.close()
+
+    from paohuzi.game.view import observe, view_json
+
+    view = view_json(observe(hand, None))
+    view.pop("events")
+    watching = {**state, "you": None, "view": view, "deadline": None}
+    context = browser.new_context(viewport=SMALL_PHONES["568x320"], has_touch=True)
+    enter(context.new_page(), srv.base, "看客")
+    page = show_mock(context, srv.base, welcome, watching)
+    page.click(".settlement [data-name=settle-peek]")  # a spectator's: in the centre
+    page.wait_for_selector(".center [data-name=settle-show]")
+    assert covered(page, "[data-name=settle-show], .center .shown-by") == []
+    assert layout_problems(page) == []
+    page.click("[data-name=settle-show]")
+    page.wait_for_selector(".settlement [data-name=next-hand]")
+    context.close()
+
+
 def test_the_match_summary_fits_a_phone_held_upright(browser, srv):  # noqa: F811
     """The 大结算's five columns ran 90 px past the panel's edge at 360x640."""
     hand = crowded_hand(ended=True)

@@ -68,6 +68,8 @@ const TEXT = {
   dihu: { zh: "地胡", en: "Earthly (地胡)" },
   zuodi: { zh: "坐底", en: "坐底 (4th seat)" },
   nextHand: { zh: "下一局", en: "Next hand" },
+  viewTable: { zh: "看牌桌", en: "View the table" },
+  showSettlement: { zh: "看结算", en: "Show the settlement" },
   escape: { zh: "逃跑", en: "Left mid-hand" },
   leave: { zh: "离开", en: "Leave" },
   lobby: { zh: "大厅", en: "Lobby" },

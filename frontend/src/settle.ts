@@ -10,7 +10,7 @@ import { seatOutWord } from "./words";
 /** The word a scheme uses for 底 (qq 底, changde 等, hunan 囤). */
 const DI_WORD: Record<string, string> = { qq: "底", changde: "等", hunan: "囤" };
 
-export function settlementPanel(s: Json, seatName: (seat: number) => string, next: HTMLElement, away: HTMLElement | null = null): HTMLElement {
+export function settlementPanel(s: Json, seatName: (seat: number) => string, next: HTMLElement, ...more: (HTMLElement | null)[]): HTMLElement {
   const view = s.view;
   const result = view.result;
   const rules = s.table.rules;
@@ -27,7 +27,7 @@ export function settlementPanel(s: Json, seatName: (seat: number) => string, nex
   if (result.winner !== undefined && result.huxi !== undefined) body.append(breakdown(result, rules));
   body.append(seatsTable(s, seatName));
   // kept in view at the panel's foot while its rows scroll (phones held sideways)
-  body.append(el("div", { class: "settle-foot" }, next, away, el("p", { class: "next-countdown", role: "timer" }, "")));
+  body.append(el("div", { class: "settle-foot" }, next, ...more, el("p", { class: "next-countdown", role: "timer" }, "")));
   return el("div", { class: "modal settlement-modal", role: "dialog", "aria-modal": "true", "aria-label": t("settlement") }, body);
 }
 

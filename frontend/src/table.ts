@@ -54,6 +54,7 @@ interface Ui {
   flash: string;
   answered: string | null; // the state hash on which this page last answered a decision
   dismissed: number; // the hand number whose settlement the player closed
+  peeking: number; // the hand number whose settlement is put aside to look at the table
   lastInPlay: string | null;
   online: number[] | null; // the match seats with a connection (the server's presence)
   moves: Json[]; // this state's fresh events, for render's card animations (once)
@@ -140,6 +141,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     flash: "",
     answered: null,
     dismissed: -1,
+    peeking: -1,
     lastInPlay: null,
     online: null,
     moves: [],
@@ -417,12 +419,24 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     return col;
   }
 
+  /** The way back to a finished hand's settlement the player put aside (看牌桌). */
+  function settleAgain(): HTMLElement | null {
+    const s = ui.state;
+    if (!s.view.result || ui.peeking !== s.table.hand_no || ui.dismissed === s.table.hand_no) return null;
+    return el(
+      "div",
+      { class: "settle-again" },
+      button(t("showSettlement"), () => ((ui.peeking = -1), render()), "settle-show"),
+      el("span", { class: "next-countdown", role: "timer" }, ""),
+    );
+  }
+
   function actionBar(): HTMLElement {
     const view = ui.state.view;
     const legal: string[] = legalActions();
     const bar = el("div", { class: "actions" });
     if (!legal.length) {
-      bar.append(el("span", { class: "hint" }, view.result ? "" : t("waiting")));
+      bar.append(settleAgain() ?? el("span", { class: "hint" }, view.result ? "" : t("waiting")));
       return bar;
     }
     bar.append(el("span", { class: "hint your-turn" }, t("yourTurn")));
@@ -634,7 +648,9 @@ export function mountTable(root: HTMLElement, code: string): () => void {
         ? el("div", { class: "seat-out", "data-name": "seat-out" }, `${seatOutWord(s.table.rules)} `, el("b", {}, seatName(s.table.xingjia)))
         : null,
       ui.flash ? el("div", { class: "flash", role: "status" }, ui.flash) : null,
-      ticker,
+      // a spectator's way back to a settlement put aside takes the moves' place (a seat's
+      // is in its action bar)
+      (mySeat() === null ? settleAgain() : null) ?? ticker,
     );
   }
 
@@ -780,7 +796,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
 
   function settlement(): HTMLElement | null {
     const s = ui.state;
-    if (!s.view.result || ui.dismissed === s.table.hand_no) return null;
+    if (!s.view.result || ui.dismissed === s.table.hand_no || ui.peeking === s.table.hand_no) return null;
     const next = () => {
       if (ui.left) {
         location.hash = "#/";
@@ -793,7 +809,10 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     // between hands a seat may leave without the escape penalty (the match ends): the
     // window covers the top bar's 离开, so it offers its own
     const away = ui.left || mySeat() === null ? null : button(t("backLobby"), () => leave(false), "settle-leave");
-    return settlementPanel(s, seatName, button(ui.left ? t("backLobby") : t("nextHand"), next, "next-hand"), away);
+    // the window covers the table and its top bar (帮助, the rules): put aside, the
+    // finished hand's table shows, with a button in its centre to bring the window back
+    const peek = button(t("viewTable"), () => ((ui.peeking = s.table.hand_no), render()), "settle-peek");
+    return settlementPanel(s, seatName, button(ui.left ? t("backLobby") : t("nextHand"), next, "next-hand"), away, peek);
   }
 
   function describe(e: Json): string {
