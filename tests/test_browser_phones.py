@@ -304,8 +304,10 @@ def test_the_settlement_puts_aside_to_show_the_table_and_its_help(browser, srv):
     context = browser.new_context(viewport=SMALL_PHONES["568x320"], has_touch=True)
     enter(context.new_page(), srv.base, "看客")
     page = show_mock(context, srv.base, welcome, watching)
-    page.click(".settlement [data-name=settle-peek]")  # a spectator's: in the centre
+    page.focus(".settlement [data-name=settle-peek]")
+    page.keyboard.press("Enter")  # a spectator's way back: in the centre, and focused
     page.wait_for_selector(".center [data-name=settle-show]")
+    assert page.evaluate("document.activeElement.dataset.name") == "settle-show"
     assert covered(page, "[data-name=settle-show], .center .shown-by") == []
     assert layout_problems(page) == []
     page.click("[data-name=settle-show]")

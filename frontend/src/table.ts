@@ -675,7 +675,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       return;
     }
     if (again) again.focus();
-    else if (key && hadModal && !modal) root.querySelector<HTMLElement>(".actions .btn, .mine .hand-card")?.focus();
+    else if (key && hadModal && !modal) root.querySelector<HTMLElement>(".actions .btn, [data-name=settle-show], .mine .hand-card")?.focus();
   }
 
   /** Cards on the move: a shown card from the seat that showed it (a draw: from the
