@@ -126,13 +126,16 @@ def covered(page: Any, selector: str) -> list[str]:
 
 
 def show_mock(context: Any, base: str, welcome: dict[str, Any], state: dict[str, Any],
-              sockets: list[Any] | None = None) -> Any:
+              sockets: list[Any] | None = None,
+              sent: list[dict[str, Any]] | None = None) -> Any:
     """A new page of ``context`` showing the mock table (the server's socket replaced;
-    ``sockets``: gets the page's socket, for the test to send more)."""
+    ``sockets``: gets the page's socket, for the test to send more; ``sent``: gets each
+    message the page sends)."""
     page = context.new_page()
+    received = sent if sent is not None else []
 
     def handler(ws: Any) -> None:
-        ws.on_message(lambda message: None)
+        ws.on_message(lambda message: received.append(json.loads(message)))
         ws.send(json.dumps(welcome, ensure_ascii=False))
         ws.send(json.dumps(state, ensure_ascii=False))
         if sockets is not None:
@@ -226,15 +229,7 @@ def test_phone_dialogs_have_a_way_out_and_buttons_a_finger_can_tap(browser, srv)
     welcome, state = mock_state(hand)
     context = browser.new_context(viewport=SMALL_PHONES["640x360"], has_touch=True)
     enter(context.new_page(), srv.base, "小屏")
-    page = context.new_page()
-
-    def handler(ws: Any) -> None:
-        ws.on_message(lambda message: sent.append(json.loads(message)))
-        ws.send(json.dumps(welcome, ensure_ascii=False))
-        ws.send(json.dumps(state, ensure_ascii=False))
-
-    page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
-    page.goto(srv.base + "/#/room/mock")
+    page = show_mock(context, srv.base, welcome, state, sent=sent)
     page.wait_for_selector(".settlement [data-name=next-hand]")
     for name in ("next-hand", "settle-leave"):
         box = page.query_selector(f".settlement [data-name={name}]").bounding_box()
@@ -258,15 +253,7 @@ def test_the_settlement_puts_aside_to_show_the_table_and_its_help(browser, srv):
         sent: list[dict[str, Any]] = []
         context = browser.new_context(viewport=viewport, has_touch=True)
         enter(context.new_page(), srv.base, "小屏")
-        page = context.new_page()
-
-        def handler(ws: Any, sent: list[dict[str, Any]] = sent) -> None:
-            ws.on_message(lambda message: sent.append(json.loads(message)))
-            ws.send(json.dumps(welcome, ensure_ascii=False))
-            ws.send(json.dumps(state, ensure_ascii=False))
-
-        page.route_web_socket(re.compile(r".*/ws/mock.*"), handler)
-        page.goto(srv.base + "/#/room/mock")
+        page = show_mock(context, srv.base, welcome, state, sent=sent)
         page.wait_for_selector(".settlement [data-name=next-hand]")
         for name in ("next-hand", "settle-leave", "settle-peek"):
             box = page.query_selector(f".settlement [data-name={name}]").bounding_box()
