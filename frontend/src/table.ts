@@ -810,7 +810,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     // window covers the top bar's 离开, so it offers its own
     const away = ui.left || mySeat() === null ? null : button(t("backLobby"), () => leave(false), "settle-leave");
     // the window covers the table and its top bar (帮助, the rules): put aside, the
-    // finished hand's table shows, with a button in its centre to bring the window back
+    // finished hand's table shows, and settleAgain's button brings the window back
     const peek = button(t("viewTable"), () => ((ui.peeking = s.table.hand_no), render()), "settle-peek");
     return settlementPanel(s, seatName, button(ui.left ? t("backLobby") : t("nextHand"), next, "next-hand"), away, peek);
   }
