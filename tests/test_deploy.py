@@ -64,3 +64,49 @@ def test_the_package_builds_from_the_images_copies(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"paohuzi/server/app.py", "paohuzi/core/solver.py"} <= names
     assert any(n.startswith("paohuzi/server/static/") for n in names), "no static assets"
+
+
+def compose_commands() -> dict[str, list[str]]:
+    """Each service's folded ``command: >-`` of deploy/compose.yaml, as words."""
+    commands: dict[str, list[str]] = {}
+    service, words = None, None
+    for line in (ROOT / "deploy" / "compose.yaml").read_text(encoding="utf-8").splitlines():
+        if line.startswith("  ") and not line.startswith("   ") and line.rstrip().endswith(":"):
+            service, words = line.strip()[:-1], None
+        elif line.strip() == "command: >-" and service is not None:
+            words = commands.setdefault(service, [])
+        elif words is not None and line.startswith("      ") and line.strip():
+            words += line.split()
+        else:
+            words = None
+    return commands
+
+
+def test_the_sample_clusters_processes_start_with_flags_the_cli_has() -> None:
+    from paohuzi.apps.cli import build_parser
+
+    served = {name: words for name, words in compose_commands().items()
+              if words[:2] == ["paohuzi", "serve"]}
+    assert len(served) >= 2, served
+    for name, words in served.items():
+        args = build_parser().parse_args(words[1:])  # exits (fails the test) on an unknown flag
+        assert args.database.startswith("postgresql://") and args.redis.startswith("redis://")
+        assert args.advertise == f"http://{name}:{args.port}"
+
+
+def test_the_load_balancer_sends_to_those_processes_and_checks_a_real_route() -> None:
+    from starlette.routing import Route
+
+    from paohuzi.server.app import create_app
+
+    caddy = (ROOT / "deploy" / "Caddyfile").read_text(encoding="utf-8")
+    upstreams = next(line.split()[1:-1] for line in caddy.splitlines()
+                     if line.strip().startswith("reverse_proxy"))
+    served = [name for name, words in compose_commands().items()
+              if words[:2] == ["paohuzi", "serve"]]
+    assert sorted(upstreams) == sorted(f"{name}:8000" for name in served)
+    health = next(line.split()[1] for line in caddy.splitlines()
+                  if line.strip().startswith("health_uri"))
+    app = create_app(database=":memory:", computer_processes=False)
+    paths = {r.path for r in app.routes if isinstance(r, Route)}
+    assert health in paths
