@@ -105,10 +105,11 @@ def test_resumed_hand_checks_its_cards_and_has_no_deal():
     seats = [st.copy() for st in sample.seats]
     with pytest.raises(CardCountError, match="79 cards"):
         Hand.resume(Ruleset(), dealer=0, liangzhang=ALL_CARDS[0], seats=seats,
-                    wall=sample.wall[1:], turn=0)
+                    wall=sample.wall[1:], turn=0, dealer_discards=1)
     with pytest.raises(PositionError, match="liangzhang"):
         Hand.resume(Ruleset(), dealer=0, liangzhang=ALL_CARDS[0], seats=seats,
-                    wall=sample.wall, turn=0, shown=(ALL_CARDS[0], 0, "liangzhang"))
+                    wall=sample.wall, turn=0, shown=(ALL_CARDS[0], 0, "liangzhang"),
+                    dealer_discards=1)
     with pytest.raises(CardCountError, match="0 to 4"):
         SeatState.restore([5] + [0] * (KINDS - 1))
 
@@ -170,7 +171,8 @@ def _uniform_world(obs: Observation, rng: random.Random) -> Hand | None:
     cards = [ALL_CARDS[c] for c in pool]
     return Hand.resume(obs.rules, dealer=obs.dealer, liangzhang=obs.liangzhang, seats=seats,
                        wall=cards[: obs.wall], set_aside=cards[obs.wall:],
-                       turn=obs.seat if obs.claim is None else obs.claim[1], shown=obs.claim)
+                       turn=obs.seat if obs.claim is None else obs.claim[1], shown=obs.claim,
+                       dealer_discards=len(obs.discards(obs.dealer)))
 
 
 def test_no_sample_is_impossible_and_the_uniform_baseline_is_caught():
@@ -230,7 +232,7 @@ def test_resume_names_a_missing_seat():
     sample = resample_hand(observe(Hand.from_seed(3, Ruleset()), 0), random.Random(0))
     with pytest.raises(PositionError, match="turn: there is no seat 5"):
         Hand.resume(Ruleset(), dealer=0, liangzhang=ALL_CARDS[0], seats=sample.seats,
-                    wall=sample.wall, turn=5)
+                    wall=sample.wall, turn=5, dealer_discards=0)
     with pytest.raises(PositionError, match="2 seats"):
         Hand.resume(Ruleset(), dealer=0, liangzhang=ALL_CARDS[0], seats=sample.seats[:2],
-                    wall=sample.wall, turn=0)
+                    wall=sample.wall, turn=0, dealer_discards=0)

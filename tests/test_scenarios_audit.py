@@ -376,8 +376,9 @@ def test_n60_tianhu_and_dihu_double_the_fan_in_the_deng_mode_too() -> None:
     assert (tianhu.settlement.di, tianhu.settlement.fan) == (2, 2)
     assert tianhu.points == (24, -12, -12)
     wu = "一一一 三三三 四五六 壹壹壹 肆伍陆 捌捌捌 九九"  # 31 胡息, 等 3, no red
-    deng = evaluate({"hand": wu, "card": "九", "dihu": True, "rules": DENG})
-    hongwu = evaluate({"hand": wu, "card": "九", "dihu": True, "rules": "luzhou"})
+    deng = evaluate({"hand": wu, "card": "九", "source": "discard", "dihu": True, "rules": DENG})
+    hongwu = evaluate({"hand": wu, "card": "九", "source": "discard", "dihu": True,
+                       "rules": "luzhou"})
     assert (deng["di"], deng["fan"], deng["mingtang"]) == (3, 2, [])
     assert (hongwu["di"], hongwu["fan"]) == (3, 8)
     assert (deng["points"]["loser"], hongwu["points"]["loser"]) == (-18, -72)

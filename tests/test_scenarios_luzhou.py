@@ -7,6 +7,8 @@ through ``scenario.play``); the expected values are worked out by hand from
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from harness import HarnessStats, play_checked
 from scenario import event_kinds, play, record
@@ -20,7 +22,7 @@ from paohuzi.core.kinds import ClaimContext, EventKind, Source
 from paohuzi.core.rules import Ruleset
 from paohuzi.core.solver import best_partial_huxi, can_hu, solve, waits
 from paohuzi.game.actions import Discard, Hu
-from paohuzi.game.engine import Hand, SeatState
+from paohuzi.game.engine import Hand, PositionError, SeatState
 from paohuzi.game.match import Match
 from paohuzi.game.record import RecordError, record_of, replay
 from paohuzi.game.view import observe, seat_view
@@ -163,7 +165,7 @@ def _last_card_position(rules: Ruleset) -> Hand:
     seats = [SeatState.restore(counts_of(hands[0]), pile=pile),
              SeatState.restore(counts_of(hands[1])), SeatState.restore(counts_of(hands[2]))]
     return Hand.resume(rules, dealer=0, liangzhang=C("二"), seats=seats, wall=[], turn=0,
-                       shown=(C("九"), 0, ClaimContext.DRAW))
+                       shown=(C("九"), 0, ClaimContext.DRAW), dealer_discards=12)
 
 
 def test_s9_1_the_shown_last_card_can_never_be_won() -> None:
@@ -290,7 +292,7 @@ def _fourth_card_of_a_peng(context: ClaimContext) -> Hand:
     seats = [SeatState.restore(counts_of(first), pile=rest[10:]),
              SeatState.restore(counts_of(winner), [peng]), SeatState.restore(counts_of(third))]
     return Hand.resume(LUZHOU, dealer=1, liangzhang=C("二"), seats=seats, wall=rest[:10],
-                       turn=0, shown=(C("三"), 0, context))
+                       turn=0, shown=(C("三"), 0, context), dealer_discards=8)
 
 
 def test_s9_1_a_discard_never_makes_a_table_peng_a_pao_to_win() -> None:
@@ -319,6 +321,70 @@ def test_s9_1_the_waits_hint_says_which_cards_win_on_a_discard() -> None:
     assert found["四"].huxi_discard == found["四"].huxi_other == 26
     # rules that never win on a discard leave it out
     assert all(w.huxi_discard is None for w in waits(hand, [peng], Ruleset()))
+
+
+def _dealer_discarded_nine(dealer_discards: int) -> Hand:
+    """Seat 0, the dealer, has just discarded 九 — his ``dealer_discards``-th discard —
+    which completes his 下家's WIN (13 胡息)."""
+    dealer = parse_cards(DEALER)
+    dealer.remove(C("九"))
+    hands = [dealer, parse_cards(WIN), parse_cards(OTHER)]
+    used = counts_of([c for h in hands for c in h] + [C("九")])
+    rest = [Card(c) for c in range(KINDS) for _ in range(COPIES - used[c])]
+    seats = [SeatState.restore(counts_of(h)) for h in hands]
+    return Hand.resume(LUZHOU, dealer=0, liangzhang=C("二"), seats=seats, wall=rest, turn=0,
+                       shown=(C("九"), 0, ClaimContext.DISCARD),
+                       dealer_discards=dealer_discards)
+
+
+@pytest.mark.parametrize(("dealer_discards", "dihu"), [(1, True), (2, False), (7, False)])
+def test_s9_1_dihu_is_a_win_on_the_dealers_first_discard_only(dealer_discards: int,
+                                                              dihu: bool) -> None:
+    """§9.1: 地胡 when the dealer's 下家 wins on the dealer's *first* discard; the same win
+    on a later discard is a plain win on a discard (a resumed hand once took every
+    discard shown at the resume for the first)."""
+    hand = _dealer_discarded_nine(dealer_discards)
+    assert hand.dealer_discards == dealer_discards
+    hand.act(1, Hu())
+    r = hand.result
+    assert r is not None and r.settlement is not None and r.winner == 1
+    assert (r.settlement.dihu, r.settlement.fan) == (dihu, 2 if dihu else 1)
+    assert r.points == ((-6, 12, -6) if dihu else (-3, 6, -3))
+
+
+def test_s9_1_a_resampled_hand_counts_the_dealers_discards() -> None:
+    """The dealer's discards are public (the observation's events): a hand resampled from
+    a seat's view (the search players' roll-outs) scores 地胡 as the real one would."""
+    from paohuzi.game.resample import resample_hand
+
+    real = play(DEAL_DIHU, [(0, "discard 九")], rules="luzhou")
+    sample = resample_hand(observe(real, 1), random.Random(0))
+    assert sample.claim is not None and real.claim is not None
+    assert sample.claim.dihu is real.claim.dihu is True
+    later = 0
+    for seed in range(40):
+        hand = Hand.from_seed(seed, LUZHOU)
+        rng = random.Random(seed)
+        while not hand.ended:
+            seat = hand.pending_seats()[0]
+            claim = hand.claim
+            if claim is not None and claim.seat == hand.dealer \
+                    and claim.context is ClaimContext.DISCARD:
+                sample = resample_hand(observe(hand, seat), random.Random(seed))
+                assert sample.dealer_discards == hand.dealer_discards >= 1
+                assert sample.claim is not None
+                assert sample.claim.dihu is claim.dihu is (hand.dealer_discards == 1)
+                later += hand.dealer_discards > 1
+            hand.act(seat, rng.choice(hand.legal_actions(seat)))
+    assert later > 0
+
+
+def test_s9_1_resume_asks_for_a_count_of_the_dealers_discards() -> None:
+    with pytest.raises(PositionError, match="must count it"):
+        _dealer_discarded_nine(0)
+    for wrong in (-1, True, 1.0, "1"):
+        with pytest.raises(PositionError, match="dealer_discards"):
+            _dealer_discarded_nine(wrong)  # type: ignore[arg-type]
 
 
 def test_s9_1_a_discard_won_by_the_dealers_shangjia_is_no_dihu() -> None:
@@ -359,7 +425,7 @@ DENG = {"preset": "luzhou", "luzhou_mode": "deng"}
     # = 37: 等 3; 12 red: 红胡 ×2; 3 × 2 × 3 = 18
     ({"hand": HONG, "card": "八"}, 37, 3, 2, ["红胡"], 18),
     # 地胡 doubles the 番
-    ({"hand": HONG, "card": "八", "dihu": True}, 37, 3, 4, ["红胡"], 36),
+    ({"hand": HONG, "card": "八", "source": "discard", "dihu": True}, 37, 3, 4, ["红胡"], 36),
     ({"hand": HONG, "card": "八", "rules": DENG}, 37, 3, 1, [], 9),
 ])
 def test_s9_1_deng_modes_and_payment(question: dict, huxi: int, deng: int, fan: int,
@@ -396,6 +462,22 @@ def test_s9_1_evaluate_refuses_dihu_where_the_rules_have_none() -> None:
 
     with pytest.raises(QuestionError, match="dihu"):
         evaluate({"rules": "qq", "hand": HONG, "card": "八", "dihu": True})
+
+
+@pytest.mark.parametrize("question", [
+    {"card": "八", "dihu": True},  # another's shown draw (the default source)
+    {"card": "八", "source": "self", "dihu": True},  # his own draw: 自摸
+    {"card": "八", "source": "discard", "dealer": True, "dihu": True},  # the dealer himself
+    {"tianhu": True, "dihu": True},
+])
+def test_s9_1_evaluate_refuses_dihu_on_anything_but_the_dealers_discard(
+        question: dict[str, object]) -> None:
+    """§9.1: 地胡 is the dealer's 下家 winning on the dealer's first discard; `evaluate`
+    once scored it on a self-drawn card, another's shown draw and for the dealer."""
+    from paohuzi.apps.evaluate import QuestionError
+
+    with pytest.raises(QuestionError, match="dihu: 地胡 is the dealer's 下家"):
+        evaluate({"rules": "luzhou", "hand": HONG, **question})
 
 
 # ---- records, replays and the random-game invariants in every seat form --------------

@@ -132,6 +132,9 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
     source = Source(given)
     if source is Source.DISCARD and not rules.win_on_discard:
         raise QuestionError("source: these rules never win on a discard")
+    if dihu and (source is not Source.DISCARD or dealer or tianhu):
+        raise QuestionError("dihu: 地胡 is the dealer's 下家 winning on the dealer's first "
+                            "discard (source discard, not the dealer, not a 天胡)")
     card: Card | None = None
     if question.get("card") is not None:
         cards = _cards(question["card"], "card")

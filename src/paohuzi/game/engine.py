@@ -484,7 +484,7 @@ class Hand:
     def resume(cls, rules: Ruleset, *, dealer: int, liangzhang: Card,
                seats: Sequence[SeatState], wall: Sequence[Card], turn: int,
                shown: tuple[Card, int, ClaimContext] | None = None,
-               set_aside: Sequence[Card] = ()) -> Hand:
+               set_aside: Sequence[Card] = (), dealer_discards: int) -> Hand:
         """A hand in the middle of play, from every seat's state and the wall (the
         determinisations of :func:`paohuzi.game.resample.resample_hand`).
 
@@ -492,7 +492,9 @@ class Hand:
         (``context`` ``discard`` or ``draw``) and every seat's options on it are
         worked out as in play; otherwise seat ``turn`` must discard. The hand takes
         the seat states over (it does not copy them). A resumed hand has no
-        :attr:`deal` and no events before it.
+        :attr:`deal` and no events before it. ``dealer_discards``: how many cards the
+        dealer has discarded so far (:attr:`dealer_discards`; a shown discard of his
+        included): a win on his first discard is 地胡 where the rules have it (§9.1).
         """
         if len(seats) != rules.players:
             raise PositionError(f"{len(seats)} seats, the rules have {rules.players}")
@@ -502,13 +504,20 @@ class Hand:
         if len(set_aside) != rules.set_aside:
             raise PositionError(f"{len(set_aside)} cards set aside, the rules say "
                                 f"{rules.set_aside}")
+        if type(dealer_discards) is not int or dealer_discards < 0:
+            raise PositionError(f"dealer_discards: {dealer_discards!r} is not a count of "
+                                f"discards")
+        if shown is not None and shown[1] == dealer and shown[2] == _ON_DISCARD \
+                and dealer_discards < 1:
+            raise PositionError("the shown card is a discard of the dealer's: "
+                                "dealer_discards must count it")
         hand = cls.__new__(cls)
         hand.on_claim_point = None
         hand.rules = rules
         hand.table = rules.huxi
         hand.dipai = wall[-1] if rules.dipai_shown and wall else None
         hand.liangzhang_pending = False
-        hand._dealer_discards = 1
+        hand._dealer_discards = dealer_discards
         hand.players = rules.players
         hand._set_orders()
         hand.dealer = dealer
@@ -551,6 +560,12 @@ class Hand:
         for c in cards:
             counts[c] += 1
         return max(counts) > 4
+
+    @property
+    def dealer_discards(self) -> int:
+        """How many cards the dealer has discarded this hand (public: every discard is
+        shown); the first one may be won as 地胡 (§9.1)."""
+        return self._dealer_discards
 
     @property
     def deal(self) -> Deal:

@@ -222,7 +222,8 @@ def _try_sample(view: Observation, me: int, shown: Shown, rng: random.Random) ->
     liangzhang = view.liangzhang if view.liangzhang is not None else ALL_CARDS[0]
     return Hand.resume(view.rules, dealer=view.dealer, liangzhang=liangzhang,
                        seats=seats, wall=wall, turn=turn, shown=view.claim,
-                       set_aside=set_aside)
+                       set_aside=set_aside,
+                       dealer_discards=len(view.discards(view.dealer)))
 
 
 def resample_hand(view: Observation, rng: random.Random) -> Hand:
