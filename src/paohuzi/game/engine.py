@@ -484,7 +484,7 @@ class Hand:
     def resume(cls, rules: Ruleset, *, dealer: int, liangzhang: Card,
                seats: Sequence[SeatState], wall: Sequence[Card], turn: int,
                shown: tuple[Card, int, ClaimContext] | None = None,
-               set_aside: Sequence[Card] = (), dealer_discards: int) -> Hand:
+               set_aside: Sequence[Card] = (), dealer_discards: object) -> Hand:
         """A hand in the middle of play, from every seat's state and the wall (the
         determinisations of :func:`paohuzi.game.resample.resample_hand`).
 
