@@ -302,6 +302,48 @@ def test_the_settlement_puts_aside_to_show_the_table_and_its_help(browser, srv):
     context.close()
 
 
+def test_a_seat_its_player_left_waits_for_someone_to_sit(browser, srv):  # noqa: F811
+    """A player left between hands: his seat is freed (the server deals no one in at a
+    table he left) and the room waits. Someone who comes to watch sees the seats to take
+    (the finished hand's table gave him none), and a seated player, once he has closed
+    the settlement, sees who the room waits for and the link to share."""
+    from paohuzi.game.view import observe, view_json
+
+    hand = crowded_hand(ended=True)
+    welcome, state = mock_state(hand)
+    state["table"]["seats"][0] = {"kind": "human", "nickname": "", "tuoguan": False,
+                                  "points": 0, "beans": 0}
+    view = view_json(observe(hand, None))
+    view.pop("events")
+    watching = {**state, "you": None, "view": view, "deadline": None}
+    for viewport in (*SMALL_PHONES.values(), UPRIGHT_PHONES["360x640"]):
+        sent: list[dict[str, Any]] = []
+        context = browser.new_context(viewport=viewport, has_touch=True)
+        enter(context.new_page(), srv.base, "看客")
+        page = show_mock(context, srv.base, {**welcome, "seat": None}, watching, sent=sent)
+        sit = page.wait_for_selector(".waiting-room [data-name=sit-0]")
+        assert page.query_selector(".settlement") is None
+        assert covered(page, ".waiting-room [data-name=sit-0]") == []
+        box = sit.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= viewport["width"], viewport
+        assert layout_problems(page) == [], viewport
+        sit.click()
+        page.wait_for_timeout(100)  # the message reaches the mock socket's handler
+        assert {"type": "sit", "seat": 0} in [
+            {k: m.get(k) for k in ("type", "seat")} for m in sent], sent
+        context.close()
+    context = browser.new_context(viewport=SMALL_PHONES["568x320"], has_touch=True)
+    enter(context.new_page(), srv.base, "小屏")
+    page = show_mock(context, srv.base, welcome, state)
+    page.wait_for_selector(".settlement [data-name=next-hand]")  # his settlement first
+    page.click(".settlement [data-name=next-hand]")
+    page.wait_for_selector(".waiting-room .share-link")
+    assert page.query_selector(".waiting-room [data-name=sit-0]") is None  # he sits
+    assert "空位" in page.inner_text(".waiting-room .seat-list")
+    assert layout_problems(page) == []
+    context.close()
+
+
 def test_the_match_summary_fits_a_phone_held_upright(browser, srv):  # noqa: F811
     """The 大结算's five columns ran 90 px past the panel's edge at 360x640."""
     hand = crowded_hand(ended=True)

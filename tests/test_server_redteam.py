@@ -362,7 +362,8 @@ def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
     """The settlement window's 返回大厅 sends ``leave`` between hands; if the next hand was
     dealt just before it arrived (the countdown ran out), it was an escape with its
     penalty. Sent ``after`` the hand whose end the seat saw, it leaves when the hand now
-    dealt ends (played out by its computer). Without ``after`` it is still an escape."""
+    dealt ends (played out by its computer, in 托管 at once rather than after its
+    timeouts). Without ``after`` it is still an escape."""
     from types import SimpleNamespace
 
     from paohuzi.server import protocol
@@ -383,11 +384,13 @@ def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
             runtime.commit({"k": "start", "seed": 3, "salt": "x"})  # hand 1, in progress
             logged = len(server.storage.load_log(table.code))
             changed = await protocol._leave(runtime, SimpleNamespace(seat=1), Leave(5, 0))
-        assert changed is False and len(server.storage.load_log(table.code)) == logged
+        entries = server.storage.load_log(table.code)[logged:]
+        assert changed is True and [e["k"] for e in entries] == ["tuoguan"]
         assert 1 in runtime.leaves_waiting and not table.hand.ended
+        assert table.seats[1].tuoguan and not runtime.paused()
         async with runtime.lock:  # the same without "after": an escape
             await protocol._leave(runtime, SimpleNamespace(seat=2), Leave(6))
-        assert server.storage.load_log(table.code)[logged]["k"] == "escape"
+        assert server.storage.load_log(table.code)[logged + 1]["k"] == "escape"
         runtime.stop()
         server.pool.close()
     asyncio.run(go())
@@ -681,6 +684,34 @@ def test_a_room_that_expires_with_its_hand_in_progress_settles_it_as_an_escape(t
         assert games[0]["match_seats"][leaver] == 0 and games[0]["result"]["points"][leaver] < 0
         me = server.storage.player(owner.id)
         assert me is not None and me.points < 0 and me.hands == 1
+        stop(server)
+
+    asyncio.run(go())
+
+
+def test_room_lookups_from_the_64s_of_one_48_share_one_rate(tmp_path):
+    """A red team swept room codes over ``GET /api/rooms/{code}`` from the /64s of one
+    /48, each /64 with a connection-rate bucket of its own (12,800 lookups, none refused,
+    in 36 s). Lookups and new WebSocket connections now count an IPv6 address's /48, as
+    the cap on rooms and the frame budget do; another /48 has its own bucket."""
+    from paohuzi.server.app import create_app
+
+    bounds = Limits(connections_per_address=(0.0, 4))
+    app = create_app(database=str(tmp_path / "g.db"), limits=bounds,
+                     computer_processes=False)
+    server = app.state.server
+
+    async def get(host: str, path: str) -> int:
+        transport = httpx.ASGITransport(app=app, client=(host, 40000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            return (await client.get(path)).status_code
+
+    async def go() -> None:
+        hosts = [f"2001:db8:9:{i + 1:x}::1" for i in range(8)]  # eight /64s of one /48
+        codes = [await get(host, f"/api/rooms/{100000 + i}") for i, host in enumerate(hosts)]
+        assert codes == [404] * 4 + [429] * 4
+        assert await get("2001:db8:a:1::1", "/api/rooms/100000") == 404  # another /48
+        assert await get("192.0.2.9", "/api/rooms/100000") == 404  # an IPv4 address
         stop(server)
 
     asyncio.run(go())

@@ -68,6 +68,14 @@ def test_a_failed_settlement_never_reveals_the_live_seed(database, monkeypatch):
                 await ws.send(json.dumps({"seq": 10**6, "type": "leave"}))
                 await asyncio.sleep(0.3)
             async with websockets.connect(url) as ws:  # the player comes back
+                # his seat was freed when the next hand would be dealt (he left): he
+                # takes it again, as anyone may
+                seat = await _states_until(
+                    ws, lambda m: any(s["kind"] == "human" and not s["nickname"]
+                                      for s in m["table"]["seats"]), 30)
+                free = next(i for i, s in enumerate(seat["table"]["seats"])
+                            if s["kind"] == "human" and not s["nickname"])
+                await ws.send(json.dumps({"seq": 10**6 + 1, "type": "sit", "seat": free}))
                 await _states_until(ws, lambda m: m["table"]["hand_no"] >= 2, 30)
                 await asyncio.sleep(1.5)  # a few timed-out moves of hand 2
 

@@ -528,8 +528,9 @@ export function mountTable(root: HTMLElement, code: string): () => void {
   function leave(inHand: boolean): void {
     ui.leaving = false;
     // between hands: "after" the hand whose end I saw (a hand dealt meanwhile is played
-    // out by my computer, never an escape I did not choose)
-    if (mySeat() !== null && ui.state?.table.hand_no > 0) socket.send(inHand ? { type: "leave" } : { type: "leave", after: ui.state.table.hand_no });
+    // out by my computer, never an escape I did not choose); before the first hand too:
+    // the seat is freed either way, nobody is dealt in at a table he left
+    if (mySeat() !== null) socket.send(inHand ? { type: "leave" } : { type: "leave", after: ui.state?.table.hand_no ?? 0 });
     if (inHand) {
       ui.left = true; // the settlement of the escape shows; its button goes to the lobby
       render();
@@ -742,7 +743,11 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       page.append(notFound());
       return;
     }
-    if (!s || !s.view) {
+    // a hand is over and a person's seat is empty (its player left: the room waits for
+    // someone to sit): the waiting room, with its seats to take and the link to share —
+    // for a seated player once he has closed the settlement
+    const seatFree = s?.view?.result && s.table.seats.some((seat: Json) => seat.kind === "human" && !seat.nickname);
+    if (!s || !s.view || (seatFree && (s.you === null || ui.dismissed === s.table.hand_no))) {
       page.append(waitingRoom());
       const d = leaveDialog();
       if (d) page.append(d);

@@ -31,7 +31,13 @@ from paohuzi.server.limits import Limits
 from paohuzi.server.matchmaking import AlreadyQueued, MatchSettings, QueueError
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
 from paohuzi.server.replays import public_record
-from paohuzi.server.roombounds import Creator, RoomLimitError, ServerFull, address_key
+from paohuzi.server.roombounds import (
+    Creator,
+    RoomLimitError,
+    ServerFull,
+    address_key,
+    room_address,
+)
 from paohuzi.server.rulesdoc import rules_doc
 from paohuzi.server.server import Server, log, normal_room_code
 from paohuzi.server.storage import PlayerRecord, Storage, StoredGame
@@ -231,10 +237,12 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
     def lookups_refused(request: Request) -> JSONResponse | None:
         """A room code looked up over HTTP costs what a connection attempt does (the
         connection rate per address): six digits must not be swept faster this way.
-        A lookup relayed by another process was counted where it arrived."""
+        A lookup relayed by another process was counted where it arrived. An IPv6
+        address counts as its /48 (``roombounds.room_address``): a red team swept every
+        code from the /64s of one /48, each with a bucket of its own."""
         if server.cluster is not None and server.cluster.is_forwarded(request):
             return None
-        if server.allow("connections_per_address", address_of(request)):
+        if server.allow("connections_per_address", room_address(address_of(request))):
             return None
         return too_many("room lookups from your address")
 

@@ -151,26 +151,31 @@ async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
     seat = _seated(client)
     t = runtime.table
     assert t.match is not None
-    if t.hand is None or t.match.over:
-        return False  # no hand played yet, or the match has already ended
-    if t.hand.ended and not runtime.end_shown():
+    if t.hand is not None and t.hand.ended and not runtime.end_shown():
         # the engine is a claim window ahead (a win on the card in play): the seat was
         # shown a hand in play, and the answer must not tell it otherwise
         runtime.leave_later(seat, msg.seq)
         return False
-    if not t.hand.ended and msg.after is not None and msg.after < t.hand_no:
-        # chosen between hands, after the end of hand ``after``, and a hand was dealt
-        # meanwhile: the seat leaves when this one ends (played out by its computer)
-        runtime.leave_later(seat, msg.seq)
-        return False
-    if t.hand.ended:  # between hands: leaving ends the match (§3.1)
-        runtime.commit({"k": "leave", "seat": seat, "seq": msg.seq})
-        runtime.record_match()  # its 大结算
+    if t.hand is not None and not t.hand.ended:
+        if (msg.after is not None and msg.after < t.hand_no) or t.hand_seat(seat) is None:
+            # chosen between hands, after the end of hand ``after``, and a hand was dealt
+            # meanwhile (played out by the seat's computer), or the 醒家/坐底 sitting this
+            # hand out: the seat leaves when this hand ends, without an escape
+            runtime.leave_later(seat, msg.seq)
+            if t.hand_seat(seat) is not None and not t.seats[seat].tuoguan:
+                # his computer plays it out now, not after his timeouts
+                runtime.commit({"k": "tuoguan", "seat": seat, "on": True, "seq": msg.seq})
+                return True
+            return False
+        runtime.commit({"k": "escape", "seat": seat, "seq": msg.seq, "ends_match": True,
+                        "frees": True})
+        runtime.settle_if_needed()
         return True
-    if t.hand_seat(seat) is None:
-        return False  # the 醒家 sits this hand out: nothing to escape from
-    runtime.commit({"k": "escape", "seat": seat, "seq": msg.seq, "ends_match": True})
-    runtime.settle_if_needed()
+    # between hands (or before the first): leaving ends the match (§3.1) and the seat is
+    # freed (rules-notes N18)
+    runtime.commit({"k": "leave", "seat": seat, "seq": msg.seq, "frees": True})
+    runtime.record_match()  # its 大结算
+    runtime.free_left_seats()  # (the hand he saw end was settled; else when it is)
     return True
 
 
@@ -333,13 +338,14 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
 
         address = person_address(ws.headers.get(FORWARDED_FOR, ""))
     if not forwarded:
-        if not server.allow("connections_per_address", address):
+        site = room_address(address)  # an IPv6 /48: its /64s do not multiply the bound
+        if not server.allow("connections_per_address", site):
             await refuse("too many connections from your address: slow down", 1008)
             return
-        if not server.enter("connections_per_address", address):
+        if not server.enter("connections_per_address", site):
             await refuse("too many open connections from your address: close some", 1008)
             return
-        held.append(("connections_per_address", address))
+        held.append(("connections_per_address", site))
     runtime = server.find_room(code)
     if runtime is None and cluster is not None and not forwarded:
         code = normal_room_code(code)  # as typed (spaces, full-width digits) → as stored

@@ -322,6 +322,7 @@ class Runtime:
             self.refresh_levels()
             self.record_match()
             self.note_idle()
+            self.free_left_seats()  # who left between hands, or when his hand ended
         except Exception as exc:  # the hand is settled; what is shown must not fail it
             log.error("table %s: after the settlement (%s)", self.table.code,
                       type(exc).__name__)
@@ -571,8 +572,16 @@ class Runtime:
         return (t.hand_no, len(hand.events), hand.phase.value, seat)
 
     def paused(self) -> bool:
-        """Every person at the table is in 托管: the computers do not play on alone."""
-        return self.table.paused
+        """Every person at the table is in 托管: the computers do not play on alone. One
+        who is leaving once the hand ends (:meth:`leave_later`), or has left, is not
+        waited for: a table he alone was at plays his hand out."""
+        t = self.table
+        leaving = {*self.leaves_waiting, *t.leavers_seated()}
+        if not leaving:
+            return t.paused
+        staying = [s for seat, s in enumerate(t.seats)
+                   if s.kind == "human" and seat not in leaving]
+        return bool(staying) and all(s.tuoguan for s in staying)
 
     def computer_seat(self) -> int | None:
         """The seat a computer must decide for now, if any (none while paused)."""
@@ -831,11 +840,16 @@ class Runtime:
     async def _next_hand(self, hand_no: int, delay: float) -> None:
         t = self.table
         await self._publish_commitment(hand_no)
-        humans = {i for i, s in enumerate(t.seats) if s.kind == "human"}
+        humans = {i for i, s in enumerate(t.seats) if s.kind == "human"} \
+            - set(t.leavers_seated())  # who left votes for nothing
         await wait_until(self.changed, lambda: bool(humans) and humans <= self.next_votes,
                          delay)
         await self._collect_entropy(hand_no)
         async with self.lock:
+            if t.hand_no == hand_no and t.leavers_seated():
+                self.free_left_seats(escapes=True)  # a private room's waits for someone
+                self._capture(self.frame(None, claim_point=False))
+                self.schedule()
             if t.hand_no != hand_no or not self.ready_to_deal() or t.next_secret is None:
                 return
             self.next_votes.clear()
@@ -862,8 +876,8 @@ class Runtime:
         """``seat`` leaves once the hand now dealt has ended and its end is shown
         (:meth:`_leave_now`), between hands (no escape): a hand the engine has ended but
         the table has not been shown to end yet (won on the card in play: nothing the
-        seat gets may tell that sooner), or a hand dealt after the one whose end the
-        seat saw when it chose to leave."""
+        seat gets may tell that sooner), a hand dealt after the one whose end the
+        seat saw when it chose to leave, or a hand the seat sits out (the 醒家/坐底)."""
         t = self.table
         self.leaves_waiting[seat] = (seq, t.seats[seat].player, t.hand_no)
 
@@ -873,13 +887,13 @@ class Runtime:
         t = self.table
         waiting, self.leaves_waiting = self.leaves_waiting, {}
         for seat, (seq, player, hand_no) in sorted(waiting.items()):
-            if t.hand_no != hand_no or t.match is None or t.match.over \
-                    or t.seats[seat].player != player:
+            if t.hand_no != hand_no or t.match is None or t.seats[seat].player != player:
                 log.info("table %s: a leave of seat %d waiting for hand %d's end no longer "
                          "applies", t.code, seat, hand_no)
                 continue
-            self.commit({"k": "leave", "seat": seat, "seq": seq})
+            self.commit({"k": "leave", "seat": seat, "seq": seq, "frees": True})
             self.record_match()  # its 大结算
+            self.free_left_seats()
             self.schedule()
 
     def vote_next(self, seat: int) -> bool:
@@ -1012,6 +1026,25 @@ class Runtime:
         seated = [*summary.players, *([summary.xingjia] if summary.xingjia is not None else [])]
         self.seating.note_hand({seat: t.seats[seat].tuoguan or seat not in connected
                                 for seat in seated if t.seats[seat].kind == "human"})
+
+    def free_left_seats(self, escapes: bool = False) -> None:
+        """Once the hand they left is shown and settled, the seats of players who left
+        the table are freed (the caller holds the lock): a hall room's to its computer, a
+        private room's for the next person to sit (rules-notes N18). An escape's seat
+        (``escapes``) when the next hand would be dealt: his settlement is shown to him
+        first. Nobody is dealt a hand at a table he left."""
+        t = self.table
+        if (t.hand is not None and not t.hand.ended) or t.needs_settlement():
+            return
+        for seat in t.leavers_seated(escapes):
+            kind = t.hall["computer"] if t.hall is not None else "human"
+            self.commit({"k": "free", "seat": seat, "kind": kind})
+            for client in self.clients:
+                if client.seat == seat:
+                    client.seat = None
+            self.next_votes.discard(seat)
+            self.seating.idle.pop(seat, None)
+            self.disconnected_at.pop(seat, None)
 
     def change_seats(self) -> None:
         """Between hands, a hall room's reserved seats are taken and idle ones freed

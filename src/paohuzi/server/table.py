@@ -237,6 +237,13 @@ class Table:
     match_beans: list[int | None] = field(default_factory=list)  # beans moved, per seat
     last_beans: list[int | None] = field(default_factory=list)  # ... in the last hand
     hall: dict[str, str] | None = None  # a quick-match room: changci, preset, computer
+    left: dict[int, tuple[int | None, bool]] = field(default_factory=dict)
+    """Seats whose player left the table (``leave``/``escape`` entries marked ``frees``):
+    seat -> (that player, whether by an escape). The seat stays his while the hand he
+    left is shown and settled; the runtime frees it then (after an escape: when the
+    next hand would be dealt, his settlement shown to him first; :meth:`Runtime.
+    free_left_seats <paohuzi.server.runtime.Runtime.free_left_seats>`), so he is never
+    dealt in again."""
     on_claim_point: Callable[[Hand], None] | None = field(default=None, compare=False,
                                                           repr=False)
     """Called with the hand at each of its claim points (see Hand.on_claim_point) while
@@ -271,6 +278,13 @@ class Table:
     def ready_to_deal(self) -> bool:
         return (self.hand is None or self.hand.ended) and not self.needs_settlement() and all(
             s.kind != "human" or s.player is not None for s in self.seats)
+
+    def leavers_seated(self, escapes: bool = True) -> list[int]:
+        """The seats still held by a player who left the table (:attr:`left`; those left
+        by an escape only with ``escapes``)."""
+        return [seat for seat, (player, escaped) in sorted(self.left.items())
+                if (escapes or not escaped) and self.seats[seat].kind == "human"
+                and self.seats[seat].player == player]
 
     def needs_settlement(self) -> bool:
         """A finished hand whose record and player totals are not yet written."""
@@ -409,9 +423,12 @@ class Table:
             self.last_summary = self.match.history[-1]
             self.finished_shuffle = self.shuffle
             self.match_end = "left" if self.match.over else self.match_end
+            self._note_leaver(entry)
         elif kind == "leave":
-            self.match.leave(entry["seat"])
-            self.match_end = "left"
+            if self.match.history and not self.match.over:  # §3.1: it ends the match
+                self.match.leave(entry["seat"])
+                self.match_end = "left"
+            self._note_leaver(entry)
         elif kind in ("join", "free"):  # a hall room's seat changes hands (N41)
             self._change_seat(int(entry["seat"]), "human" if kind == "join" else
                               str(entry["kind"]), entry.get("player"),
@@ -428,10 +445,19 @@ class Table:
             self.seats[seat_no].last_seq = max(self.seats[seat_no].last_seq, int(entry["seq"]))
         self.version += 1
 
+    def _note_leaver(self, entry: dict[str, Any]) -> None:
+        """A leave or escape marked ``frees`` (logged since leavers are unseated): the seat
+        is to be freed once the hand is settled (:attr:`left`)."""
+        if entry.get("frees"):
+            seat = int(entry["seat"])
+            self.left[seat] = (self.seats[seat].player, entry["k"] == "escape")
+
     def _change_seat(self, seat: int, kind: str, player: int | None, nickname: str) -> None:
         """A person takes a computer seat, or a computer an idle person's, between hands
-        (rules-notes N41): a match under way ends as when a player leaves (N18)."""
+        (rules-notes N41), or a seat is freed after its player left the table (N18): a
+        match under way ends as when a player leaves."""
         assert self.match is not None
+        self.left.pop(seat, None)
         s = self.seats[seat]
         s.kind, s.player, s.nickname = kind, player, nickname
         s.tuoguan, s.timeouts, s.last_seq, s.level = False, 0, 0, None
