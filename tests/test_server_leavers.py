@@ -239,3 +239,29 @@ def test_the_only_person_leaving_during_a_hand_dealt_meanwhile_is_played_out(ser
         assert table.last_summary is not None and table.last_summary.result.leaver is None
 
     asyncio.run(go())
+
+
+def test_a_leave_waiting_for_its_hands_end_survives_a_restart(server):
+    """The 醒家's leave waits for the end of the hand he sits out: it is logged at once
+    (``leaving``), so a process that dies meanwhile comes back knowing it, and he still
+    leaves when the hand ends instead of being dealt the next one."""
+
+    async def go() -> None:
+        table, runtime, clients = _room(server, rules="hunan", xingjia=True,
+                                        seats=["human"] * 4)
+        _deal(runtime)
+        assert table.match is not None and table.match.xingjia is not None
+        out = table.match.xingjia
+        await _leave(runtime, clients[out], 1)
+        runtime.stop()
+        del server.runtimes[table.code]
+        restored = server.restore_room(table.code, table.config.to_json())
+        t = restored.table
+        assert t.leaving and out in restored.leaves_waiting
+        async with restored.lock:
+            _play_out(restored)
+            restored.schedule()
+        await _until(lambda: t.seats[out].player is None)
+        assert t.match is not None and t.match.over and not t.leaving
+
+    asyncio.run(go())

@@ -81,9 +81,6 @@ class Runtime:
         self.disconnected_at: dict[int, float] = {}
         self.grace_used: set[tuple[int, int]] = set()
         self.next_votes: set[int] = set()
-        self.leaves_waiting: dict[int, tuple[int, int | None, int]] = {}
-        """Seats that left between hands before they were shown the hand's end (seat:
-        its seq, its player, the hand): logged once the end is shown (:meth:`leave_later`)."""
         self.deadlines: dict[int, tuple[tuple[Any, ...], float]] = {}
         self.last_active = time.time()
         self.made_at = self.last_active  # when it was made, or restored (wall time)
@@ -829,6 +826,9 @@ class Runtime:
 
     def schedule_except_bots(self) -> None:
         t = self.table
+        if t.leaving and (t.hand is None or t.hand.ended) and self.end_shown():
+            self._leave_now()  # (after a restart: no frame is released to do it)
+            return
         self.change_seats()
         self._arm_timers()
         if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
@@ -872,6 +872,12 @@ class Runtime:
         current = self.delivery.current
         return current is not None and current.between
 
+    @property
+    def leaves_waiting(self) -> dict[int, tuple[int, int | None, int]]:
+        """Seats that will leave once their hand's end is shown (seat: its seq, its player,
+        the hand; :attr:`Table.leaving <paohuzi.server.table.Table.leaving>`)."""
+        return self.table.leaving
+
     def leave_later(self, seat: int, seq: int) -> None:
         """``seat`` leaves once the hand now dealt has ended and its end is shown
         (:meth:`_leave_now`), between hands (no escape): a hand the engine has ended but
@@ -879,22 +885,21 @@ class Runtime:
         seat gets may tell that sooner), a hand dealt after the one whose end the
         seat saw when it chose to leave, or a hand the seat sits out (the 醒家/坐底)."""
         t = self.table
-        self.leaves_waiting[seat] = (seq, t.seats[seat].player, t.hand_no)
+        self.commit({"k": "leaving", "seat": seat, "seq": seq, "hand": t.hand_no})
 
     def _leave_now(self) -> None:
         """Log the leaves waiting for the end of their hand to be shown (the caller holds
-        the lock), each while its seat and match are as they were."""
+        the lock, between hands); each frees its seat (:meth:`free_left_seats`)."""
         t = self.table
-        waiting, self.leaves_waiting = self.leaves_waiting, {}
-        for seat, (seq, player, hand_no) in sorted(waiting.items()):
-            if t.hand_no != hand_no or t.match is None or t.seats[seat].player != player:
-                log.info("table %s: a leave of seat %d waiting for hand %d's end no longer "
-                         "applies", t.code, seat, hand_no)
-                continue
+        if t.hand is not None and not t.hand.ended:
+            return  # (a hand dealt since: they leave when it ends)
+        while t.leaving:
+            seat = min(t.leaving)
+            seq = t.leaving[seat][0]
             self.commit({"k": "leave", "seat": seat, "seq": seq, "frees": True})
             self.record_match()  # its 大结算
-            self.free_left_seats()
-            self.schedule()
+        self.free_left_seats()
+        self.schedule()
 
     def vote_next(self, seat: int) -> bool:
         """``seat`` is ready for the next hand (counted between hands only, once the hand's

@@ -61,7 +61,7 @@ from paohuzi.server.views import (
 __all__ = ["HANDS", "STAKES", "TIMINGS", "RoomConfig", "Table", "TableError", "commitment"]
 
 _HAND_UNTOUCHED = frozenset(("sit", "commit", "entropy", "timeout", "tuoguan", "hall",
-                             "settled"))
+                             "settled", "leaving"))
 """Log entries that change no hand (its views are kept across them: Table.bodies)."""
 
 HANDS: tuple[int, ...] = (0, 4, 8, 16)
@@ -237,6 +237,10 @@ class Table:
     match_beans: list[int | None] = field(default_factory=list)  # beans moved, per seat
     last_beans: list[int | None] = field(default_factory=list)  # ... in the last hand
     hall: dict[str, str] | None = None  # a quick-match room: changci, preset, computer
+    leaving: dict[int, tuple[int, int | None, int]] = field(default_factory=dict)
+    """Leaves waiting for the end of a hand to be shown (``leaving`` entries, logged so a
+    restart keeps them): seat -> (the leave's seq, the seat's player, the hand's number)
+    (:meth:`Runtime.leave_later <paohuzi.server.runtime.Runtime.leave_later>`)."""
     left: dict[int, tuple[int | None, bool]] = field(default_factory=dict)
     """Seats whose player left the table (``leave``/``escape`` entries marked ``frees``):
     seat -> (that player, whether by an escape). The seat stays his while the hand he
@@ -424,7 +428,12 @@ class Table:
             self.finished_shuffle = self.shuffle
             self.match_end = "left" if self.match.over else self.match_end
             self._note_leaver(entry)
+        elif kind == "leaving":
+            seat = int(entry["seat"])
+            self.leaving[seat] = (int(entry.get("seq", 0)), self.seats[seat].player,
+                                  int(entry["hand"]))
         elif kind == "leave":
+            self.leaving.pop(int(entry["seat"]), None)
             if self.match.history and not self.match.over:  # §3.1: it ends the match
                 self.match.leave(entry["seat"])
                 self.match_end = "left"
@@ -448,8 +457,8 @@ class Table:
     def _note_leaver(self, entry: dict[str, Any]) -> None:
         """A leave or escape marked ``frees`` (logged since leavers are unseated): the seat
         is to be freed once the hand is settled (:attr:`left`)."""
-        if entry.get("frees"):
-            seat = int(entry["seat"])
+        seat = int(entry["seat"])
+        if entry.get("frees") and self.seats[seat].player is not None:
             self.left[seat] = (self.seats[seat].player, entry["k"] == "escape")
 
     def _change_seat(self, seat: int, kind: str, player: int | None, nickname: str) -> None:
@@ -458,6 +467,7 @@ class Table:
         match under way ends as when a player leaves."""
         assert self.match is not None
         self.left.pop(seat, None)
+        self.leaving.pop(seat, None)
         s = self.seats[seat]
         s.kind, s.player, s.nickname = kind, player, nickname
         s.tuoguan, s.timeouts, s.last_seq, s.level = False, 0, 0, None
