@@ -136,6 +136,47 @@ def test_an_anchor_at_his_room_cap_holds_nobody_up():
     assert sorted(t.player for t in again.people) == [1, 2, 3]
 
 
+def test_nobody_queues_again_while_his_pass_seats_him():
+    """A review: while a pass awaited the new room, its people were out of the queue and
+    not yet seated, so one could queue again — and be seated at two tables, or, when the
+    room then failed, make the pass's re-queue raise and drop every later group of the
+    pass. Now he is told he is being seated (and shown waiting); a failed room puts
+    everyone back and the pass goes on."""
+    from paohuzi.server.matchmaking import Matchmaker
+    from paohuzi.server.roombounds import ServerFull
+    from paohuzi.server.storage import PlayerRecord
+
+    storage = SQLiteStorage(":memory:")
+    records = {}
+    for pid in range(1, 7):
+        rec, _ = storage.create_player(f"p{pid}")
+        records[rec.id] = rec
+    said: list[str] = []
+
+    class FullServer:
+        def __init__(self) -> None:
+            self.storage = storage
+
+        async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+            rec = records[creator.player]
+            try:  # in the window: he asks to queue again
+                maker.join(rec, "10.9.9.9", "xinshou", "qq")
+            except AlreadyQueued as exc:
+                said.append(str(exc))
+            said.append(maker.status(rec.id)["status"])
+            raise ServerFull("full")
+
+    maker = Matchmaker(FullServer(), MatchSettings(wait=0.0, distinct_addresses=False))  # type: ignore[arg-type]
+    maker.clock = lambda: 50.0
+    for pid, rec in records.items():
+        assert isinstance(rec, PlayerRecord)
+        maker.join(rec, f"10.0.0.{pid}", "xinshou", "qq", now=float(pid))
+    assert asyncio.run(maker.tick(now=60.0)) == 0  # two groups, both rooms refused
+    assert said == ["you are being seated at a quick-match table: a moment", "waiting"] * 2
+    assert sorted(maker.queue.tickets) == sorted(records)  # everyone back, nobody twice
+    assert maker.placing == {}
+
+
 def test_a_player_cannot_queue_twice():
     q = Queue(wait=10.0)
     q.join(ticket(1))

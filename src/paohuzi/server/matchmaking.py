@@ -602,6 +602,10 @@ class Matchmaker:
         self.seated: dict[int, Seated] = {}
         self.refused: dict[int, str] = {}  # why a person left the queue unseated
         self.addresses: dict[int, str] = {}  # the address a seated person queued from
+        self.placing: dict[int, Ticket] = {}
+        """The people of this pass's groups and placements, taken out of the queue and
+        not seated yet: they may not queue again meanwhile (a review queued one in the
+        window and seated him twice, or made the pass's re-queue fail for everyone)."""
         self.last_tick_seconds = 0.0
 
     def share(self, client: Any) -> None:
@@ -627,6 +631,8 @@ class Matchmaker:
             raise QueueError(f"preset must be one of {', '.join(PRESETS)}, got "
                              f"{str(preset)[:24]!r}")
         check_entry(tier, rec.beans)
+        if rec.id in self.placing:
+            raise AlreadyQueued("you are being seated at a quick-match table: a moment")
         ticket = Ticket(rec.id, rec.nickname, address, rec.rating_mu - 3 * rec.rating_sigma,
                         tier.key, preset, self.clock() if now is None else now)
         self.queue.join(ticket)
@@ -643,7 +649,7 @@ class Matchmaker:
         """``waiting`` (with seconds waited and people in that queue), ``seated`` (where),
         ``refused`` (taken out of the queue, with the ``reason``: :meth:`refuse`) or
         ``idle``."""
-        ticket = self.queue.ticket(player)
+        ticket = self.queue.ticket(player) or self.placing.get(player)
         if ticket is not None:
             now = self.clock() if now is None else now
             return {"status": "waiting", "changci": ticket.changci, "preset": ticket.preset,
@@ -697,11 +703,19 @@ class Matchmaker:
             self.queue.refresh()
         seats = {name: Ruleset.preset(name).seats for name in PRESETS}
         seated = 0
-        for result in self.queue.match(now, seats, self._open_rooms()):
-            if isinstance(result, Group):
-                seated += await self._seat_group(result)
-            else:
-                seated += await self._place(result)
+        results = self.queue.match(now, seats, self._open_rooms())
+        for result in results:
+            for ticket in _people(result):
+                self.placing[ticket.player] = ticket
+        for result in results:
+            try:
+                if isinstance(result, Group):
+                    seated += await self._seat_group(result)
+                else:
+                    seated += await self._place(result)
+            finally:
+                for ticket in _people(result):
+                    self.placing.pop(ticket.player, None)
         self.last_tick_seconds = time.perf_counter() - started
         return seated
 
@@ -743,7 +757,7 @@ class Matchmaker:
         kept = [t for t in group.people if not self.refuse(t)]
         if len(kept) < len(group.people):  # the others wait on as they were, regrouped
             for ticket in kept:
-                self.queue.join(ticket)
+                self._requeue(ticket)
             return 0
         computers = group.seats - len(group.people)
         options = {**self.settings.options, "rules": preset, "changci": changci_key,
@@ -766,12 +780,12 @@ class Matchmaker:
             # two people nearest it); another of them anchors the next group, with him
             # in it if he is near, as a room of theirs
             for ticket in group.people[1:]:
-                self.queue.join(ticket)
-            self.queue.join(replace(anchor, since=self.clock()))
+                self._requeue(ticket)
+            self._requeue(replace(anchor, since=self.clock()))
             return 0
         except RoomLimitError:  # no room for a new table now: they wait on, in the queue
             for ticket in group.people:
-                self.queue.join(ticket)
+                self._requeue(ticket)
             return 0
         runtime = self.server.runtimes[table.code]
         async with runtime.lock:
@@ -788,12 +802,12 @@ class Matchmaker:
         if self.refuse(ticket):
             return 0
         if runtime is None:  # the room ended meanwhile: back to the queue
-            self.queue.join(ticket)
+            self._requeue(ticket)
             return 0
         async with runtime.lock:
             seat = runtime.reserve_seat(ticket.player, ticket.nickname)
             if seat is None:
-                self.queue.join(ticket)
+                self._requeue(ticket)
                 return 0
             # what the table has been shown: a hand the engine has ended on the card in
             # play is still in progress for everyone until its end is shown
@@ -804,6 +818,14 @@ class Matchmaker:
             runtime.schedule()
         return 1
 
+    def _requeue(self, ticket: Ticket) -> None:
+        """Put a ticket of this pass back (its room could not be made or taken); one
+        queued meanwhile (through another process) is left as it is: the pass goes on."""
+        try:
+            self.queue.join(ticket)
+        except AlreadyQueued:
+            log.info("quick match: a person of this pass was queued again meanwhile")
+
     def _note(self, ticket: Ticket, seated: Seated) -> None:
         self.seated[ticket.player] = seated
         self.addresses[ticket.player] = ticket.address
@@ -813,3 +835,8 @@ class Matchmaker:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _people(result: Group | Placement) -> tuple[Ticket, ...]:
+    """The tickets of a pass's group or placement."""
+    return tuple(result.people) if isinstance(result, Group) else (result.ticket,)
