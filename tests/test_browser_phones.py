@@ -611,6 +611,29 @@ def test_the_seat_sitting_the_hand_out_sees_the_three_playing_seats(browser, srv
     context.close()
 
 
+def test_the_seat_sitting_out_and_a_seat_before_the_first_hand_send_their_leave(
+        browser, srv):  # noqa: F811
+    """离开 from a seat the hand's view has no place for — the 醒家 sitting the hand out,
+    or anyone before the first hand — went to the lobby and sent nothing: the server kept
+    the seat and dealt him in. They send ``leave`` now (the server frees the seat)."""
+    welcome, state = sitting_out_state("hunan")
+    waiting = {**state, "view": None, "events": [], "deadline": None}
+    waiting["table"] = {**state["table"], "hand_no": 0}
+    for case, shown in (("sitting out", state), ("before the first hand", waiting)):
+        sent: list[dict[str, Any]] = []
+        context = phone(browser, EVERY_PHONE["568x320"])
+        enter(context.new_page(), srv.base, "醒家")
+        page = show_mock(context, srv.base, welcome, shown, sent=sent)
+        page.wait_for_selector(".topbar [data-name=leave]")
+        page.click(".topbar [data-name=leave]")
+        page.click("[data-name=leave-confirm]")
+        page.wait_for_timeout(200)  # the message reaches the mock socket's handler
+        leaves = [m for m in sent if m.get("type") == "leave"]
+        assert len(leaves) == 1, (case, sent)
+        assert "after" in leaves[0] if case == "before the first hand" else True, leaves
+        context.close()
+
+
 def test_the_quick_chat_opened_on_a_phone_leaves_the_top_bar_in_reach(browser, srv):  # noqa: F811
     """The quick chat's phrases open under the whole top bar: held upright the bar wraps
     onto three lines, and the phrases once covered it, their own button too (no way to

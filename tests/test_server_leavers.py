@@ -265,3 +265,20 @@ def test_a_leave_waiting_for_its_hands_end_survives_a_restart(server):
         assert t.match is not None and t.match.over and not t.leaving
 
     asyncio.run(go())
+
+
+def test_a_freed_seats_shuffle_value_is_the_next_occupants() -> None:
+    """A review: the value the leaver sent for the next hand's shuffle stayed with the
+    seat, and the newcomer's own was refused as "already in"."""
+    table = Table("ROOM8", RoomConfig.from_json({"rules": "qq", "seats": ["human"] * 3}))
+    for seat in range(3):
+        table.apply({"k": "sit", "seat": seat, "player": 10 + seat, "nickname": "p"})
+    commit = table.new_commit_entry()
+    table.apply(commit)
+    table.apply(table.verify_entropy(2, commit["hand"], "aa"))
+    table.apply({"k": "leave", "seat": 2, "frees": True})
+    table.apply({"k": "free", "seat": 2, "kind": "human"})
+    assert 2 not in table.entropy
+    table.apply({"k": "sit", "seat": 2, "player": 99, "nickname": "new"})
+    table.apply(table.verify_entropy(2, commit["hand"], "bb"))
+    assert table.new_start_entry()["values"] == ["", "", "bb"]

@@ -291,6 +291,35 @@ def test_a_leave_does_not_tell_that_the_hand_is_over_before_it_is_shown(tmp_path
     asyncio.run(go())
 
 
+def test_a_leave_after_a_hand_answers_alike_when_the_hand_was_secretly_won(tmp_path):
+    """A leave ``after`` an earlier hand, sent while a hand is shown in play: its computer
+    plays the seat out (托管, public). On a hand the engine had already ended on the card
+    in play it was only noted, so a crafted client learned a claim window early that
+    someone had won (a review). Both answer alike now."""
+    from types import SimpleNamespace
+
+    from paohuzi.server import protocol
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.messages import Leave
+    from paohuzi.server.server import Server
+
+    async def go() -> None:
+        server = Server(open_storage(str(tmp_path / "game.db")))
+        runtime = await _hand_won_on_a_shown_card(server)
+        t = runtime.table
+        assert t.hand.ended and not runtime.end_shown()
+        seat = next(s for s in range(3) if t.hand_seat(s) != t.hand.result.winner)
+        logged = len(server.storage.load_log(t.code))
+        async with runtime.lock:
+            changed = await protocol._leave(runtime, SimpleNamespace(seat=seat),
+                                            Leave(7, t.hand_no - 1))
+        kinds = [e["k"] for e in server.storage.load_log(t.code)[logged:]]
+        assert changed is True and kinds == ["leaving", "tuoguan"]  # as in play
+        runtime.stop()
+        server.pool.close()
+    asyncio.run(go())
+
+
 def test_a_next_vote_takes_a_seat_out_of_tuoguan(tmp_path):
     """A table whose people are all in 托管 pauses; a person who pressed 下一局 there was
     counted ready but stayed in 托管, so the next hand never came (found on a phone: a

@@ -266,6 +266,12 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     return s.you;
   }
 
+  /** Whether I hold a seat at this table (in the hand or not: the 醒家, or before the
+   * first hand). */
+  function seated(): boolean {
+    return ui.state?.you !== null && ui.state?.you !== undefined;
+  }
+
   function playingSeats(): number[] {
     const seats: (Json | null)[] = ui.state.view.seats;
     return seats.flatMap((seatInfo, i) => (seatInfo ? [i] : []));
@@ -530,7 +536,9 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     // between hands: "after" the hand whose end I saw (a hand dealt meanwhile is played
     // out by my computer, never an escape I did not choose); before the first hand too:
     // the seat is freed either way, nobody is dealt in at a table he left
-    if (mySeat() !== null) socket.send(inHand ? { type: "leave" } : { type: "leave", after: ui.state?.table.hand_no ?? 0 });
+    // (seated: the 醒家 sitting a hand out and a seat before the first hand too — they
+    // have no seat in the hand's view, and their seat must be freed all the same)
+    if (seated()) socket.send(inHand ? { type: "leave" } : { type: "leave", after: ui.state?.table.hand_no ?? 0 });
     if (inHand) {
       ui.left = true; // the settlement of the escape shows; its button goes to the lobby
       render();
@@ -813,7 +821,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     };
     // between hands a seat may leave without the escape penalty (the match ends): the
     // window covers the top bar's 离开, so it offers its own
-    const away = ui.left || mySeat() === null ? null : button(t("backLobby"), () => leave(false), "settle-leave");
+    const away = ui.left || !seated() ? null : button(t("backLobby"), () => leave(false), "settle-leave");
     // the window covers the table and its top bar (帮助, the rules): put aside, the
     // finished hand's table shows, and settleAgain's button brings the window back
     const peek = button(t("viewTable"), () => ((ui.peeking = s.table.hand_no), render()), "settle-peek");

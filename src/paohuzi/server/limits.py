@@ -161,7 +161,8 @@ class Limits:
     connections_per_account: tuple[float, int] | None = (2.0, 40)
     connections_per_address: tuple[float, int] | None = (10.0, 200)
     """New WebSocket connections and room lookups of one address (an IPv6 address's /48,
-    ``roombounds.room_address``), and as many open connections at most."""
+    ``roombounds.room_address``: its /64s do not multiply the rate), and as many open
+    connections of one address (an IPv6 /64) at most."""
     replays_per_address: tuple[float, int] | None = (1.0, 30)
     """Replays made (a game's steps not kept yet: tens of ms of CPU each); kept ones are
     free."""

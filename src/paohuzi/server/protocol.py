@@ -153,20 +153,17 @@ async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
     assert t.match is not None
     if t.hand is not None and t.hand.ended and not runtime.end_shown():
         # the engine is a claim window ahead (a win on the card in play): the seat was
-        # shown a hand in play, and the answer must not tell it otherwise
+        # shown a hand in play, and the answer must not tell it otherwise (the same
+        # answer as below, 托管 included)
         runtime.leave_later(seat, msg.seq)
-        return False
+        return msg.after is not None and _autoplay(runtime, seat, msg.seq)
     if t.hand is not None and not t.hand.ended:
         if (msg.after is not None and msg.after < t.hand_no) or t.hand_seat(seat) is None:
             # chosen between hands, after the end of hand ``after``, and a hand was dealt
             # meanwhile (played out by the seat's computer), or the 醒家/坐底 sitting this
             # hand out: the seat leaves when this hand ends, without an escape
             runtime.leave_later(seat, msg.seq)
-            if t.hand_seat(seat) is not None and not t.seats[seat].tuoguan:
-                # his computer plays it out now, not after his timeouts
-                runtime.commit({"k": "tuoguan", "seat": seat, "on": True, "seq": msg.seq})
-                return True
-            return False
+            return _autoplay(runtime, seat, msg.seq)
         runtime.commit({"k": "escape", "seat": seat, "seq": msg.seq, "ends_match": True,
                         "frees": True})
         runtime.settle_if_needed()
@@ -176,6 +173,17 @@ async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
     runtime.commit({"k": "leave", "seat": seat, "seq": msg.seq, "frees": True})
     runtime.record_match()  # its 大结算
     runtime.free_left_seats()  # (the hand he saw end was settled; else when it is)
+    return True
+
+
+def _autoplay(runtime: Runtime, seat: int, seq: int) -> bool:
+    """A seat of the hand shown that leaves when it ends: its computer plays it out now,
+    not after its timeouts (whether that was logged)."""
+    t = runtime.table
+    assert t.match is not None
+    if seat not in t.match.hand_players or t.seats[seat].tuoguan:
+        return False
+    runtime.commit({"k": "tuoguan", "seat": seat, "on": True, "seq": seq})
     return True
 
 
@@ -342,10 +350,10 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
         if not server.allow("connections_per_address", site):
             await refuse("too many connections from your address: slow down", 1008)
             return
-        if not server.enter("connections_per_address", site):
+        if not server.enter("connections_per_address", address):  # open: by /64
             await refuse("too many open connections from your address: close some", 1008)
             return
-        held.append(("connections_per_address", site))
+        held.append(("connections_per_address", address))
     runtime = server.find_room(code)
     if runtime is None and cluster is not None and not forwarded:
         code = normal_room_code(code)  # as typed (spaces, full-width digits) → as stored

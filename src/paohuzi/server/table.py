@@ -390,6 +390,8 @@ class Table:
         assert self.match is not None
         if kind == "sit":
             s = self.seats[entry["seat"]]
+            if s.player != entry["player"]:  # a new occupant: the next shuffle's value is his
+                self.entropy.pop(int(entry["seat"]), None)
             s.player, s.nickname = entry["player"], entry.get("nickname", "")
         elif kind == "commit":
             self.next_secret = (int(entry["hand"]), str(entry["secret"]), str(entry["salt"]))
@@ -468,6 +470,7 @@ class Table:
         assert self.match is not None
         self.left.pop(seat, None)
         self.leaving.pop(seat, None)
+        self.entropy.pop(seat, None)  # the next shuffle's value is the new occupant's
         s = self.seats[seat]
         s.kind, s.player, s.nickname = kind, player, nickname
         s.tuoguan, s.timeouts, s.last_seq, s.level = False, 0, 0, None
