@@ -175,3 +175,25 @@ def play_out(runtime: Any, players: list[int]) -> None:
         pick = next((a for a in legal if isinstance(a, Hu)), None) or \
             next((a for a in legal if isinstance(a, Pass)), legal[0])
         runtime.act(table.match_seat(seat), pick, player=players[table.match_seat(seat)])
+
+
+def deal_now(runtime: Any) -> None:
+    """Deal the room's next hand at once: the server's commitment and the start, with no
+    seat's value (log entries committed directly; the caller holds the lock, or no task
+    runs)."""
+    table = runtime.table
+    runtime.commit(table.new_commit_entry())
+    runtime.commit(table.new_start_entry())
+
+
+def play_last_moves(runtime: Any) -> None:
+    """Play the room's hand to its end, each seat taking its last legal action, and settle
+    it (log entries committed directly)."""
+    table = runtime.table
+    hand = table.hand
+    assert hand is not None
+    while not hand.ended:
+        seat = hand.pending_seats()[0]
+        runtime.commit({"k": "act", "seat": table.match_seat(seat),
+                        "action": hand.legal_actions(seat)[-1].text, "player": None})
+    runtime.settle_if_needed()

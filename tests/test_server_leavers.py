@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 import pytest
+from server_util import deal_now, play_last_moves
 
 pytest.importorskip("starlette")
 
@@ -61,24 +62,6 @@ def _room(server: Server, **options: Any) -> tuple[Table, Runtime, list[Client]]
     return table, runtime, clients
 
 
-def _deal(runtime: Runtime) -> None:
-    t = runtime.table
-    assert t.ready_to_deal()
-    runtime.commit(t.new_commit_entry())
-    runtime.commit(t.new_start_entry())
-
-
-def _play_out(runtime: Runtime) -> None:
-    t = runtime.table
-    hand = t.hand
-    assert hand is not None
-    while not hand.ended:
-        seat = hand.pending_seats()[0]
-        runtime.commit({"k": "act", "seat": t.match_seat(seat),
-                        "action": hand.legal_actions(seat)[-1].text, "player": None})
-    runtime.settle_if_needed()
-
-
 async def _until(check: Any, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():
@@ -94,6 +77,12 @@ def _kinds(server: Server, code: str) -> list[str]:
     return [e["k"] for e in server.storage.load_log(code)]
 
 
+@pytest.fixture(autouse=True)
+def quick_entropy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hand is dealt without waiting a second for the seats' values."""
+    monkeypatch.setattr(runtime_module, "ENTROPY_WAIT", 0.05)
+
+
 @pytest.fixture
 def server(database: str) -> Any:
     s = Server(open_storage(database))
@@ -103,14 +92,12 @@ def server(database: str) -> Any:
         s.storage.close()
 
 
-def test_a_player_who_leaves_between_hands_is_never_dealt_in_again(server, monkeypatch):
-    monkeypatch.setattr(runtime_module, "ENTROPY_WAIT", 0.05)
-
+def test_a_player_who_leaves_between_hands_is_never_dealt_in_again(server):
     async def go() -> None:
         table, runtime, clients = _room(server)
         leaver = table.seats[2].player
-        _deal(runtime)
-        _play_out(runtime)
+        deal_now(runtime)
+        play_last_moves(runtime)
         await _until(lambda: not table.needs_settlement())
         await _until(runtime.end_shown)
         await _leave(runtime, clients[2], 1, after=table.hand_no)
@@ -152,13 +139,11 @@ def test_a_leave_before_the_first_hand_frees_the_seat(server):
     asyncio.run(go())
 
 
-def test_an_escapes_seat_shows_its_settlement_then_is_freed(server, monkeypatch):
-    monkeypatch.setattr(runtime_module, "ENTROPY_WAIT", 0.05)
-
+def test_an_escapes_seat_shows_its_settlement_then_is_freed(server):
     async def go() -> None:
         table, runtime, clients = _room(server)
         leaver = table.seats[0].player
-        _deal(runtime)
+        deal_now(runtime)
         await _leave(runtime, clients[0], 1)  # mid-hand: 逃跑
         await _until(lambda: not table.needs_settlement())
         assert table.last_summary is not None
@@ -180,23 +165,31 @@ def test_an_escapes_seat_shows_its_settlement_then_is_freed(server, monkeypatch)
     asyncio.run(go())
 
 
+async def _xingjia_leaves_mid_hand(server: Server) -> tuple[Table, Runtime, int]:
+    """A hunan room with its 醒家, four people, the first hand dealt, and the 醒家 sitting
+    it out pressing 离开: the table, its runtime and his seat."""
+    table, runtime, clients = _room(server, rules="hunan", xingjia=True,
+                                    seats=["human"] * 4)
+    deal_now(runtime)
+    assert table.match is not None and table.match.xingjia is not None
+    out = table.match.xingjia
+    await _leave(runtime, clients[out], 1)
+    return table, runtime, out
+
+
 def test_the_xingjia_leaving_while_he_sits_out_leaves_when_the_hand_ends(server):
     """The 醒家 (hunan) sits the hand out: nothing to escape from, so his leave waits for
     the hand's end (it was answered and dropped: the match went on and dealt him in)."""
 
     async def go() -> None:
-        table, runtime, clients = _room(server, rules="hunan", xingjia=True,
-                                        seats=["human"] * 4)
-        _deal(runtime)
-        assert table.match is not None and table.match.xingjia is not None
-        out = table.match.xingjia
-        await _leave(runtime, clients[out], 1)
-        assert table.seats[out].player is not None and runtime.leaves_waiting
+        table, runtime, out = await _xingjia_leaves_mid_hand(server)
+        leaver = table.seats[out].player
+        assert leaver is not None and runtime.leaves_waiting
         assert not table.match.over
-        _play_out(runtime)
+        play_last_moves(runtime)
         await _until(lambda: table.seats[out].player is None)
         assert table.match.over and table.match_end == "left"
-        assert clients[out].seat is None
+        assert all(c.seat is None for c in runtime.clients if c.player.id == leaver)
         kinds = _kinds(server, table.code)
         assert "escape" not in kinds and kinds.index("leave") < kinds.index("free")
 
@@ -223,16 +216,16 @@ def test_the_only_person_leaving_during_a_hand_dealt_meanwhile_is_played_out(ser
 
     async def go() -> None:
         table, runtime, clients = _room(server, seats=["human", "random", "random"])
-        _deal(runtime)
-        _play_out(runtime)
+        deal_now(runtime)
+        play_last_moves(runtime)
         await _until(lambda: not table.needs_settlement())
         await _until(runtime.end_shown)
-        _deal(runtime)  # hand 2, dealt before his leave arrives
+        deal_now(runtime)  # hand 2, dealt before his leave arrives
         await _leave(runtime, clients[0], 1, after=1)
         assert table.seats[0].tuoguan and 0 in runtime.leaves_waiting
         assert not runtime.paused()
         assert table.controlled_by_computer(0)
-        _play_out(runtime)
+        play_last_moves(runtime)
         await _until(lambda: table.seats[0].player is None)
         kinds = _kinds(server, table.code)
         assert "escape" not in kinds and kinds[-1] == "free"
@@ -247,19 +240,14 @@ def test_a_leave_waiting_for_its_hands_end_survives_a_restart(server):
     leaves when the hand ends instead of being dealt the next one."""
 
     async def go() -> None:
-        table, runtime, clients = _room(server, rules="hunan", xingjia=True,
-                                        seats=["human"] * 4)
-        _deal(runtime)
-        assert table.match is not None and table.match.xingjia is not None
-        out = table.match.xingjia
-        await _leave(runtime, clients[out], 1)
+        table, runtime, out = await _xingjia_leaves_mid_hand(server)
         runtime.stop()
         del server.runtimes[table.code]
         restored = server.restore_room(table.code, table.config.to_json())
         t = restored.table
         assert t.leaving and out in restored.leaves_waiting
         async with restored.lock:
-            _play_out(restored)
+            play_last_moves(restored)
             restored.schedule()
         await _until(lambda: t.seats[out].player is None)
         assert t.match is not None and t.match.over and not t.leaving
