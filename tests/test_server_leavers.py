@@ -113,6 +113,9 @@ def test_a_player_who_leaves_between_hands_is_never_dealt_in_again(server):
         newcomer, _ = server.storage.create_player("new", beans=STARTING_BEANS)
         async with runtime.lock:
             runtime.commit({"k": "sit", "seat": 2, "player": newcomer.id, "nickname": "new"})
+            # the match's 大结算, still shown, names who played it
+            summary = table.match_summary()
+            assert summary is not None and summary["seats"][2]["nickname"] == "p2"
             runtime.schedule()
         await _until(lambda: table.hand_no == 2)
         assert table.seats[2].player == newcomer.id
