@@ -569,16 +569,10 @@ class Runtime:
         return (t.hand_no, len(hand.events), hand.phase.value, seat)
 
     def paused(self) -> bool:
-        """Every person at the table is in 托管: the computers do not play on alone. One
-        who is leaving once the hand ends (:meth:`leave_later`), or has left, is not
-        waited for: a table he alone was at plays his hand out."""
-        t = self.table
-        leaving = {*self.leaves_waiting, *t.leavers_seated()}
-        if not leaving:
-            return t.paused
-        staying = [s for seat, s in enumerate(t.seats)
-                   if s.kind == "human" and seat not in leaving]
-        return bool(staying) and all(s.tuoguan for s in staying)
+        """Every person at the table is in 托管: the computers do not play on alone (one
+        who is leaving or has left is not waited for: :attr:`Table.paused
+        <paohuzi.server.table.Table.paused>`)."""
+        return self.table.paused
 
     def computer_seat(self) -> int | None:
         """The seat a computer must decide for now, if any (none while paused)."""

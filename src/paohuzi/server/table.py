@@ -313,7 +313,9 @@ class Table:
     def paused(self) -> bool:
         """Every person at the table is in 托管: the computers do not play on alone (the
         table waits for one to take over, or to vote for the next hand)."""
-        humans = [s for s in self.seats if s.kind == "human"]
+        leaving = {*self.leaving, *self.leavers_seated()}  # not waited for: they left
+        humans = [s for seat, s in enumerate(self.seats)
+                  if s.kind == "human" and seat not in leaving]
         return bool(humans) and all(s.tuoguan for s in humans)
 
     def controlled_by_computer(self, match_seat: int) -> bool:
