@@ -187,7 +187,7 @@ def test_the_xingjia_leaving_while_he_sits_out_leaves_when_the_hand_ends(server)
     async def go() -> None:
         table, runtime, out = await _xingjia_leaves_mid_hand(server)
         leaver = table.seats[out].player
-        assert leaver is not None and runtime.leaves_waiting
+        assert leaver is not None and runtime.table.leaving
         assert not table.match.over
         play_last_moves(runtime)
         await _until(lambda: table.seats[out].player is None)
@@ -225,7 +225,7 @@ def test_the_only_person_leaving_during_a_hand_dealt_meanwhile_is_played_out(ser
         await _until(runtime.end_shown)
         deal_now(runtime)  # hand 2, dealt before his leave arrives
         await _leave(runtime, clients[0], 1, after=1)
-        assert table.seats[0].tuoguan and 0 in runtime.leaves_waiting
+        assert table.seats[0].tuoguan and 0 in runtime.table.leaving
         assert not runtime.paused()
         assert table.controlled_by_computer(0)
         play_last_moves(runtime)
@@ -248,7 +248,7 @@ def test_a_leave_waiting_for_its_hands_end_survives_a_restart(server):
         del server.runtimes[table.code]
         restored = server.restore_room(table.code, table.config.to_json())
         t = restored.table
-        assert t.leaving and out in restored.leaves_waiting
+        assert t.leaving and out in restored.table.leaving
         async with restored.lock:
             play_last_moves(restored)
             restored.schedule()

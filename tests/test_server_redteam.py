@@ -417,7 +417,7 @@ def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
             changed = await protocol._leave(runtime, SimpleNamespace(seat=1), Leave(5, 0))
         entries = server.storage.load_log(table.code)[logged:]
         assert changed is True and [e["k"] for e in entries] == ["leaving", "tuoguan"]
-        assert 1 in runtime.leaves_waiting and not table.hand.ended
+        assert 1 in runtime.table.leaving and not table.hand.ended
         assert table.seats[1].tuoguan and not runtime.paused()
         async with runtime.lock:  # the same without "after": an escape
             await protocol._leave(runtime, SimpleNamespace(seat=2), Leave(6))

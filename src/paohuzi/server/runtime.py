@@ -425,7 +425,7 @@ class Runtime:
             shown = d.release(now)
             if shown.claim_key is not None:
                 self._answers_due(shown.claim_key, now)
-            if self.leaves_waiting and self.end_shown():
+            if self.table.leaving and self.end_shown():
                 async with self.lock:
                     try:
                         self._leave_now()
@@ -866,12 +866,6 @@ class Runtime:
         current = self.delivery.current
         return current is not None and current.between
 
-    @property
-    def leaves_waiting(self) -> dict[int, tuple[int, int | None, int]]:
-        """Seats that will leave once their hand's end is shown (seat: its seq, its player,
-        the hand; :attr:`Table.leaving <paohuzi.server.table.Table.leaving>`)."""
-        return self.table.leaving
-
     def leave_later(self, seat: int, seq: int) -> None:
         """``seat`` leaves once the hand now dealt has ended and its end is shown
         (:meth:`_leave_now`), between hands (no escape): a hand the engine has ended but
@@ -889,7 +883,7 @@ class Runtime:
             return  # (a hand dealt since: they leave when it ends)
         while t.leaving:
             seat = min(t.leaving)
-            seq = t.leaving[seat][0]
+            seq = t.leaving[seat]
             self.commit({"k": "leave", "seat": seat, "seq": seq, "frees": True})
             self.record_match()  # its 大结算
         self.free_left_seats()

@@ -237,10 +237,10 @@ class Table:
     match_beans: list[int | None] = field(default_factory=list)  # beans moved, per seat
     last_beans: list[int | None] = field(default_factory=list)  # ... in the last hand
     hall: dict[str, str] | None = None  # a quick-match room: changci, preset, computer
-    leaving: dict[int, tuple[int, int | None, int]] = field(default_factory=dict)
+    leaving: dict[int, int] = field(default_factory=dict)
     """Leaves waiting for the end of a hand to be shown (``leaving`` entries, logged so a
-    restart keeps them): seat -> (the leave's seq, the seat's player, the hand's number)
-    (:meth:`Runtime.leave_later <paohuzi.server.runtime.Runtime.leave_later>`)."""
+    restart keeps them): seat -> the leave's seq (:meth:`Runtime.leave_later
+    <paohuzi.server.runtime.Runtime.leave_later>`)."""
     names_at_end: list[tuple[str, str]] | None = None
     """Each seat's kind and shown name when its match ended, kept once a seat changes
     hands after it (the 大结算 still shown names who played, not who sits now)."""
@@ -395,8 +395,6 @@ class Table:
         assert self.match is not None
         if kind == "sit":
             s = self.seats[entry["seat"]]
-            if s.player != entry["player"]:  # a new occupant: the next shuffle's value is his
-                self.entropy.pop(int(entry["seat"]), None)
             s.player, s.nickname = entry["player"], entry.get("nickname", "")
         elif kind == "commit":
             self.next_secret = (int(entry["hand"]), str(entry["secret"]), str(entry["salt"]))
@@ -436,9 +434,7 @@ class Table:
             self.match_end = "left" if self.match.over else self.match_end
             self._note_leaver(entry)
         elif kind == "leaving":
-            seat = int(entry["seat"])
-            self.leaving[seat] = (int(entry.get("seq", 0)), self.seats[seat].player,
-                                  int(entry["hand"]))
+            self.leaving[int(entry["seat"])] = int(entry.get("seq", 0))
         elif kind == "leave":
             self.leaving.pop(int(entry["seat"]), None)
             if self.match.history and not self.match.over:  # §3.1: it ends the match
