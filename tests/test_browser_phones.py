@@ -316,12 +316,13 @@ def test_a_seat_its_player_left_waits_for_someone_to_sit(browser, srv):  # noqa:
     view = view_json(observe(hand, None))
     view.pop("events")
     watching = {**state, "you": None, "view": view, "deadline": None}
-    for viewport in (*SMALL_PHONES.values(), UPRIGHT_PHONES["360x640"]):
+    for size, viewport in {**SMALL_PHONES, **EVERY_PHONE}.items():
         sent: list[dict[str, Any]] = []
         context = browser.new_context(viewport=viewport, has_touch=True)
         enter(context.new_page(), srv.base, "看客")
         page = show_mock(context, srv.base, {**welcome, "seat": None}, watching, sent=sent)
         sit = page.wait_for_selector(".waiting-room [data-name=sit-0]")
+        page.screenshot(path=str(SHOTS / f"seat-left-{size}.png"))
         assert page.query_selector(".settlement") is None
         assert covered(page, ".waiting-room [data-name=sit-0]") == []
         box = sit.bounding_box()
