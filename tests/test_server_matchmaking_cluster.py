@@ -218,3 +218,58 @@ def test_a_refusal_is_read_through_every_process_and_replaces_an_old_seat(
     assert other.seated(player) is None
     other.forget_refused(player)
     assert one.refused(player) is None
+
+
+def test_nobody_queues_through_another_process_while_a_pass_seats_him(
+        redis_url: str) -> None:
+    """A review: the pass of one process takes a group out of the shared queue and awaits
+    the new room; meanwhile another process accepted a queue request of one of them (its
+    own "being seated" set is per process) — he could be seated twice. Now the take marks
+    each person in Redis as being seated: every process refuses to queue him and shows
+    him waiting, and the marks go when the pass is done (here the room fails and everyone
+    is put back, queued once)."""
+    import asyncio
+
+    import redis
+
+    from paohuzi.server.matchmaking import (
+        BEING_SEATED,
+        AlreadyQueued,
+        Matchmaker,
+        MatchSettings,
+    )
+    from paohuzi.server.roombounds import ServerFull
+    from paohuzi.server.storage import SQLiteStorage
+
+    storage = SQLiteStorage(":memory:")
+    records = {rec.id: rec for rec, _ in (storage.create_player(f"p{i}") for i in range(3))}
+    said: list[str] = []
+
+    class FullServer:
+        def __init__(self) -> None:
+            self.storage = storage
+            self.runtimes: dict[str, Any] = {}
+
+        async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+            for rec in records.values():  # in the window, through the other process
+                try:
+                    other.join(rec, "10.9.9.9", "xinshou", "qq")
+                except AlreadyQueued as exc:
+                    said.append(str(exc))
+                said.append(other.status(rec.id)["status"])
+            raise ServerFull("full")
+
+    client = redis.Redis.from_url(redis_url)
+    settings = MatchSettings(wait=0.0, distinct_addresses=False)
+    one, other = (Matchmaker(FullServer(), settings) for _ in range(2))  # type: ignore[arg-type]
+    for maker in (one, other):
+        maker.share(client)
+    for pid, rec in records.items():
+        one.join(rec, f"10.0.0.{pid}", "xinshou", "qq", now=float(pid))
+    assert asyncio.run(one.tick(now=time.time())) == 0  # the room refused
+    assert said == [BEING_SEATED, "waiting"] * 3
+    assert sorted(t.player for t in other.queue.all_tickets()) == sorted(records)
+    assert not client.keys("paohuzi:mm:seating:*")  # the pass is done: no marks left
+    with pytest.raises(AlreadyQueued, match="already in the quick-match queue"):
+        other.join(records[min(records)], "10.9.9.9", "xinshou", "qq")
+    client.close()

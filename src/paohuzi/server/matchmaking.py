@@ -70,6 +70,9 @@ class QueueError(PaohuziError):
     """A quick-match request refused (its message names what was wrong)."""
 
 
+BEING_SEATED = "you are being seated at a quick-match table: a moment"
+
+
 class AlreadyQueued(QueueError):
     """The player is in the queue already."""
 
@@ -309,11 +312,14 @@ _PREFIX = "paohuzi:mm:"
 """Redis keys of the shared queue: ``ticket:{player}`` (his ticket, expiring),
 ``queue:{场次}:{preset}`` (a sorted set of the players queued there, by when they
 joined), ``queues`` (the names of those sorted sets), ``seated:{player}`` (where he
-was seated), ``lock`` (the process matching), ``rooms:{process}`` (a process's hall
-rooms with a computer seat free, expiring), ``nodes`` (the processes that published
-some), ``place:{process}`` (people placed at that process's rooms, for it to seat)."""
+was seated), ``seating:{player}`` (his ticket while a pass seats him: taken out of the
+queue, not seated yet; expiring), ``lock`` (the process matching), ``rooms:{process}``
+(a process's hall rooms with a computer seat free, expiring), ``nodes`` (the processes
+that published some), ``place:{process}`` (people placed at that process's rooms, for it
+to seat)."""
 
 _JOIN = """
+if redis.call('EXISTS', KEYS[5]) == 1 then return '' end
 local old = redis.call('GET', KEYS[1])
 if old then return old end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -322,7 +328,8 @@ redis.call('SADD', KEYS[4], KEYS[2])
 redis.call('DEL', KEYS[3])
 return false
 """
-"""Queue a ticket unless its player is queued already (then: his ticket)."""
+"""Queue a ticket unless its player is queued already (then: his ticket) or a pass of
+some process is seating him (KEYS[5], ``seating:{player}``; then: an empty string)."""
 
 _LEAVE = """
 local old = redis.call('GET', KEYS[1])
@@ -334,19 +341,26 @@ return old
 """Take a player's ticket (KEYS[1]) out of its queue (KEYS[2]); his ticket, or nil."""
 
 _CLAIM = """
-local n = #KEYS / 2
+local n = #KEYS / 3
 for i = 1, n do
   if redis.call('GET', KEYS[i]) ~= ARGV[i] then return 0 end
 end
 for i = 1, n do
   redis.call('DEL', KEYS[i])
   redis.call('ZREM', KEYS[n + i], ARGV[n + i])
+  redis.call('SET', KEYS[2 * n + i], ARGV[i], 'PX', ARGV[2 * n + 1])
 end
 return 1
 """
 """Take the tickets of one group out of the queue, all of them or none: none when one
-of them has left, expired or changed meanwhile (KEYS: the n ticket keys, then their
-queue keys; ARGV: the n tickets expected, then their players)."""
+of them has left, expired or changed meanwhile; each one taken is marked as being
+seated (KEYS: the n ticket keys, their queue keys, their ``seating`` keys; ARGV: the n
+tickets expected, their players, how long the marks last in ms)."""
+
+_SEATING_MS = 30_000
+"""How long a person taken out of the queue by a pass stays marked as being seated if
+the process seating him dies before it seats, refuses or re-queues him (a pass seats
+its people within a second)."""
 
 _LOCK_MS = 5000
 """How long the matching lock lasts if its holder dies mid-pass (a pass takes
@@ -399,12 +413,15 @@ class SharedQueue:
         return f"{_PREFIX}queue:{key[0]}:{key[1]}"
 
     def join(self, ticket: Ticket) -> None:
-        """Queue ``ticket``; :class:`AlreadyQueued` if its player is queued already."""
+        """Queue ``ticket``; :class:`AlreadyQueued` if its player is queued already, or
+        if a matching pass (of any process) is seating him."""
         old = self._join(keys=[f"{_PREFIX}ticket:{ticket.player}",
                                self._queue_key(ticket.key), f"{_PREFIX}seated:{ticket.player}",
-                               f"{_PREFIX}queues"],
+                               f"{_PREFIX}queues", f"{_PREFIX}seating:{ticket.player}"],
                          args=[ticket.to_json(), int(self.ttl * 1000), ticket.since,
                                ticket.player])
+        if old is not None and not old:
+            raise AlreadyQueued(BEING_SEATED)
         if old:
             was = Ticket.from_json(old)
             raise AlreadyQueued(f"you are already in the quick-match queue "
@@ -419,6 +436,17 @@ class SharedQueue:
         old = self._leave(keys=[f"{_PREFIX}ticket:{player}", self._queue_key(found.key)],
                           args=[player])
         return Ticket.from_json(old) if old else None
+
+    def seating(self, player: int) -> Ticket | None:
+        """The ticket of ``player`` if a pass of some process is seating him now."""
+        text = self.redis.get(f"{_PREFIX}seating:{player}")
+        return None if text is None else Ticket.from_json(text)
+
+    def seating_done(self, players: Iterable[int]) -> None:
+        """Clear the marks of people a pass has seated, refused or put back."""
+        keys = [f"{_PREFIX}seating:{p}" for p in players]
+        if keys:
+            self.redis.delete(*keys)
 
     def ticket(self, player: int, refresh: bool = True) -> Ticket | None:
         """``player``'s ticket (None: not queued), its life renewed (``refresh``: he
@@ -556,8 +584,10 @@ class SharedQueue:
     def _take(self, result: Group | Placement) -> bool:
         people = result.people if isinstance(result, Group) else (result.ticket,)
         keys = [f"{_PREFIX}ticket:{t.player}" for t in people] + \
-            [self._queue_key(t.key) for t in people]
-        args: list[Any] = [t.to_json() for t in people] + [t.player for t in people]
+            [self._queue_key(t.key) for t in people] + \
+            [f"{_PREFIX}seating:{t.player}" for t in people]
+        args: list[Any] = [t.to_json() for t in people] + [t.player for t in people] + \
+            [_SEATING_MS]
         taken = bool(self._claim(keys=keys, args=args))
         if taken:
             self.local.difference_update(t.player for t in people)
@@ -632,7 +662,7 @@ class Matchmaker:
                              f"{str(preset)[:24]!r}")
         check_entry(tier, rec.beans)
         if rec.id in self.placing:
-            raise AlreadyQueued("you are being seated at a quick-match table: a moment")
+            raise AlreadyQueued(BEING_SEATED)
         ticket = Ticket(rec.id, rec.nickname, address, rec.rating_mu - 3 * rec.rating_sigma,
                         tier.key, preset, self.clock() if now is None else now)
         self.queue.join(ticket)
@@ -650,6 +680,8 @@ class Matchmaker:
         ``refused`` (taken out of the queue, with the ``reason``: :meth:`refuse`) or
         ``idle``."""
         ticket = self.queue.ticket(player) or self.placing.get(player)
+        if ticket is None and isinstance(self.queue, SharedQueue):
+            ticket = self.queue.seating(player)  # another process's pass seats him
         if ticket is not None:
             now = self.clock() if now is None else now
             return {"status": "waiting", "changci": ticket.changci, "preset": ticket.preset,
@@ -716,6 +748,8 @@ class Matchmaker:
             finally:
                 for ticket in _people(result):
                     self.placing.pop(ticket.player, None)
+                if isinstance(self.queue, SharedQueue):
+                    self.queue.seating_done(t.player for t in _people(result))
         self.last_tick_seconds = time.perf_counter() - started
         return seated
 
@@ -821,6 +855,8 @@ class Matchmaker:
     def _requeue(self, ticket: Ticket) -> None:
         """Put a ticket of this pass back (its room could not be made or taken); one
         queued meanwhile (through another process) is left as it is: the pass goes on."""
+        if isinstance(self.queue, SharedQueue):
+            self.queue.seating_done([ticket.player])
         try:
             self.queue.join(ticket)
         except AlreadyQueued:
