@@ -345,6 +345,34 @@ def test_a_seat_its_player_left_waits_for_someone_to_sit(browser, srv):  # noqa:
     context.close()
 
 
+def test_the_settlement_names_who_sat_when_the_hand_ended(browser, srv):  # noqa: F811
+    """A seat freed after its player left (N18), or taken since by someone else: the
+    finished hand's settlement, still shown, named that seat "座位 0" (or the newcomer)
+    instead of whoever played the hand; it names him as the 大结算 does."""
+    hand = crowded_hand(ended=True)
+    summary = match_summary("")
+    welcome, state = mock_state(hand, summary)
+    for row, seat in zip(summary["seats"], state["table"]["seats"], strict=True):
+        row["nickname"] = seat["nickname"]  # the names when the match ended
+    summary["seats"][0]["nickname"] = "走了的人"
+    for now in ("", "新来的"):
+        seats = [dict(s) for s in state["table"]["seats"]]
+        seats[0] = {"kind": "human", "nickname": now, "tuoguan": False, "points": 0,
+                    "beans": 0}
+        shown = {**state, "table": {**state["table"], "seats": seats}}
+        context = browser.new_context(viewport=SMALL_PHONES["568x320"], has_touch=True)
+        enter(context.new_page(), srv.base, "小屏")
+        page = show_mock(context, srv.base, welcome, shown)
+        page.wait_for_selector(".settlement .match-summary")
+        rows = page.inner_text(".settlement")
+        assert "走了的人" in rows and "座位 0" not in rows, rows
+        assert not now or now not in rows, rows
+        you = page.inner_text(".settlement .summary-row[data-seat='1'] .who")
+        assert "你" in you and "横屏玩家名字有点长" in you, you  # the others' names kept
+        assert "电脑·小翠 (普通)" in rows
+        context.close()
+
+
 def test_the_match_summary_fits_a_phone_held_upright(browser, srv):  # noqa: F811
     """The 大结算's five columns ran 90 px past the panel's edge at 360x640."""
     hand = crowded_hand(ended=True)

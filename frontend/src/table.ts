@@ -303,6 +303,16 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     return seat === s.you ? `${t("you")} · ${name}` : name;
   }
 
+  /** A seat's name in the finished hand's settlement: whoever sat there when its match
+   * ended (the 大结算's names), as the seat may since have been freed or taken by
+   * someone else (a player who left: N18). */
+  function settledName(seat: number): string {
+    const s = ui.state;
+    const row = (s.table.summary?.seats as Json[] | undefined)?.find((r) => r.seat === seat);
+    if (!row || row.nickname === s.table.seats[seat]?.nickname) return seatName(seat);
+    return row.nickname || `${t("seat")} ${seat}`;
+  }
+
   /** A person's seat: a dot, green while connected (computers are always there). */
   function presence(seat: number): HTMLElement | null {
     if (ui.online === null || ui.state?.table.seats[seat]?.kind !== "human") return null;
@@ -825,7 +835,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     // the window covers the table and its top bar (帮助, the rules): put aside, the
     // finished hand's table shows, and settleAgain's button brings the window back
     const peek = button(t("viewTable"), () => ((ui.peeking = s.table.hand_no), render()), "settle-peek");
-    return settlementPanel(s, seatName, button(ui.left ? t("backLobby") : t("nextHand"), next, "next-hand"), away, peek);
+    return settlementPanel(s, settledName, button(ui.left ? t("backLobby") : t("nextHand"), next, "next-hand"), away, peek);
   }
 
   function describe(e: Json): string {
