@@ -215,3 +215,68 @@ def test_quick_chat_is_limited_across_processes(redis_url: str) -> None:
     servers[1].chat.check(8)  # type: ignore[attr-defined]  # another player
     for client in clients:
         client.close()
+
+
+def test_a_failed_take_over_is_tried_again_once_the_database_answers(
+        postgres_url: str, redis_url: str) -> None:
+    """A review: a process took a dead process's room's lease, its replay failed (a
+    transient database error: here reading the log refused for a few seconds), and the
+    lease stayed with it, renewed every second — no process served the room again
+    (404, "unknown room") for as long as that process lived. Now a failed take-over
+    gives the lease back (and only leases of rooms served are renewed): the next upkeep
+    takes the room over once the database answers."""
+    import psycopg
+
+    admin = postgres_url.rsplit("/", 1)[0] + "/postgres"
+    role = f"app{int(time.time() * 1000) % 10_000_000}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"CREATE DATABASE {role} OWNER {role}")
+    host = postgres_url.split("@", 1)[1].rsplit("/", 1)[0]
+    app_url, super_url = f"postgresql://{role}@{host}/{role}", \
+        f"postgresql://postgres@{host}/{role}"
+    a, b = Process(app_url, redis_url), Process(app_url, redis_url)
+    try:
+        token = httpx.post(f"{a.base}/api/players", json={"nickname": "甲"}).json()["token"]
+        room = httpx.post(f"{a.base}/api/rooms", json={"seats": ["human"] * 3, "sit": True},
+                          headers={"authorization": f"Bearer {token}"}).json()["code"]
+        assert owner_port(app_url, room) == a.port
+        a.kill9()
+        with psycopg.connect(super_url, autocommit=True) as conn:
+            conn.execute(f"REVOKE SELECT ON table_log FROM {role}")  # a transient failure
+            time.sleep(LEASE_TTL + 3 * RENEW_EVERY)  # B's upkeep takes it and fails
+            conn.execute(f"GRANT SELECT ON table_log TO {role}")
+        deadline = time.monotonic() + LEASE_TTL + 10 * RENEW_EVERY
+        info = httpx.get(f"{b.base}/api/rooms/{room}")
+        while info.status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            info = httpx.get(f"{b.base}/api/rooms/{room}")
+        assert info.status_code == 200, info.text
+        assert info.json()["seats"][0]["nickname"] == "甲"
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_code_typed_with_wide_digits_or_a_space_is_relayed_to_its_owner(
+        postgres_url: str, redis_url: str) -> None:
+    """A review: the owner answers ``/api/rooms/{code}`` typed with full-width digits or
+    a space (the code is normalised), but another process relayed the path as typed and
+    answered 503 (urllib sends neither)."""
+    from urllib.parse import quote
+
+    a, b = Process(postgres_url, redis_url), Process(postgres_url, redis_url)
+    try:
+        token = httpx.post(f"{a.base}/api/players", json={"nickname": "甲"}).json()["token"]
+        room = httpx.post(f"{a.base}/api/rooms", json={"seats": ["human"] * 3},
+                          headers={"authorization": f"Bearer {token}"}).json()["code"]
+        assert owner_port(postgres_url, room) == a.port
+        wide = "".join(chr(ord(c) - ord("0") + ord("０")) for c in room)
+        for typed in (room, wide, f"{room[:3]} {room[3:]}"):
+            for proc in (a, b):
+                reply = httpx.get(f"{proc.base}/api/rooms/{quote(typed)}")
+                assert reply.status_code == 200, (typed, proc.port, reply.text)
+                assert reply.json()["code"] == room
+    finally:
+        a.stop()
+        b.stop()

@@ -494,10 +494,63 @@ def test_a_placed_player_learns_the_hand_is_over_only_once_it_is_shown(tmp_path,
     room = SimpleNamespace(
         lock=asyncio.Lock(), reserve_seat=lambda player, nickname: 2,
         table=SimpleNamespace(hand=SimpleNamespace(ended=True),
-                              seats=[SimpleNamespace(kind=k) for k in ("human", "easy", "easy")]),
+                              seats=[SimpleNamespace(kind=k, player=5 if k == "human" else None)
+                                     for k in ("human", "easy", "easy")]),
+        clients=[SimpleNamespace(seat=0, address="10.0.0.5")],  # player 5, connected
         schedule=lambda: None, end_shown=lambda: shown)
     server.runtimes["hall1"] = room  # type: ignore[assignment]
     matchmaker = server.matchmaker
     assert asyncio.run(matchmaker._place(Placement(ticket(7), "hall1"))) == 1
     assert matchmaker.seated[7].from_next_hand is from_next_hand
     server.pool.close()
+
+
+def test_a_placement_checks_the_addresses_at_the_table_as_it_is_now(tmp_path):
+    """Never two accounts of one address at one ranked table. A review found two ways
+    past it: a pass placed a person at a room as its process had published it, before a
+    person of the same address placed there from another process sat; and a room
+    restored (or taken over) knew no address of its person. A placement now checks the
+    room as it is (the address each person queued from, and his connections'), and a
+    room whose person's address is unknown takes nobody until he connects."""
+
+    db = str(tmp_path / "addresses.db")
+    server = Server(SQLiteStorage(db), computer_processes=False,
+                    match=MatchSettings(wait=0.0))
+    mm = server.matchmaker
+    host, twin, other = (server.storage.create_player(n, beans=2000)[0]
+                         for n in ("甲", "乙", "丙"))
+    mm.join(host, "10.0.0.1", "xinshou", "qq", now=0.0)
+    assert asyncio.run(mm.tick(now=1.0)) == 1
+    code = mm.seated[host.id].code
+    assert [r.code for r in mm._open_rooms()] == [code]
+    same = Ticket(twin.id, "乙", "10.0.0.1", 0.0, "xinshou", "qq", 2.0)
+    assert asyncio.run(mm._place(Placement(same, code))) == 0  # put back, not seated
+    assert server.runtimes[code].table.seat_of_player(twin.id) is None
+    assert mm.queue.ticket(twin.id) == same
+    mm.queue.leave(twin.id)
+    server.pool.close()
+    server.storage.close()
+
+    again = Server(SQLiteStorage(db), computer_processes=False)  # a restart
+    again.restore()
+    again.matchmaker.adopt()
+    mm = again.matchmaker
+    assert mm._open_rooms() == []  # his address is not known here: nobody is sent there
+    elsewhere = Ticket(other.id, "丙", "10.0.0.3", 0.0, "xinshou", "qq", 3.0)
+    assert asyncio.run(mm._place(Placement(elsewhere, code))) == 0
+    runtime = again.runtimes[code]
+    class Socket:  # what a connection's socket is sent (nothing is read here)
+        async def send_text(self, text: str) -> None:
+            pass
+
+    from paohuzi.server.connection import Client
+
+    runtime.clients.add(Client(Socket(), host, 0, address="10.0.0.1"))  # type: ignore[arg-type]
+    assert [r.addresses for r in mm._open_rooms()] == [frozenset({"10.0.0.1"})]
+    mm.queue.leave(other.id)
+    assert asyncio.run(mm._place(Placement(same, code))) == 0
+    assert asyncio.run(mm._place(Placement(elsewhere, code))) == 1
+    assert runtime.table.seat_of_player(other.id) is not None
+    runtime.clients.clear()
+    again.pool.close()
+    again.storage.close()

@@ -273,3 +273,122 @@ def test_nobody_queues_through_another_process_while_a_pass_seats_him(
     with pytest.raises(AlreadyQueued, match="already in the quick-match queue"):
         other.join(records[min(records)], "10.9.9.9", "xinshou", "qq")
     client.close()
+
+
+class _Room:
+    """A room as a pass uses it when seating a group (the stub servers' rooms)."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.lock = asyncio.Lock()
+
+    def note_level(self, seat: int, player: int) -> None:
+        pass
+
+    def schedule(self) -> None:
+        pass
+
+
+class _RoomMaker:
+    """A server that opens every room it is asked for (``full``: refuses them all),
+    noting each one's sit entries."""
+
+    def __init__(self, storage: Any, opened: list[tuple[str, list[dict[str, Any]]]],
+                 full: bool = False) -> None:
+        self.storage, self.opened, self.full = storage, opened, full
+        self.runtimes: dict[str, Any] = {}
+
+    async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+        from types import SimpleNamespace
+
+        from paohuzi.server.roombounds import ServerFull
+
+        if self.full:
+            raise ServerFull("full")
+        code = str(100_001 + len(self.opened))
+        self.runtimes[code] = _Room()
+        self.opened.append((code, list(entries)))
+        return SimpleNamespace(code=code)
+
+
+def test_a_put_back_never_clears_the_mark_of_another_process_s_pass(redis_url: str) -> None:
+    """A review: a pass that could not open its room put its person back, and then
+    cleared his being-seated mark once more — after another process's pass had taken
+    him again (and marked him). He could queue a third time while that pass seated him,
+    and sat at two tables. A pass now clears its own marks only."""
+    import asyncio
+
+    import redis
+
+    from paohuzi.server.matchmaking import (
+        BEING_SEATED,
+        AlreadyQueued,
+        Matchmaker,
+        MatchSettings,
+    )
+    from paohuzi.server.storage import SQLiteStorage
+
+    storage = SQLiteStorage(":memory:")
+    rec, _ = storage.create_player("甲")
+    opened: list[tuple[str, list[dict[str, Any]]]] = []
+    client = redis.Redis.from_url(redis_url)
+    settings = MatchSettings(wait=0.0, distinct_addresses=False)
+    one = Matchmaker(_RoomMaker(storage, opened, full=True), settings)  # type: ignore[arg-type]
+    other = Matchmaker(_RoomMaker(storage, opened), settings)  # type: ignore[arg-type]
+    for maker in (one, other):
+        maker.share(client)
+    taken: list[Any] = []
+    put_back = one.queue.join
+
+    def then_the_other_pass(ticket: Any) -> None:
+        put_back(ticket)  # one's pass puts him back; the other's pass takes him at once
+        taken.extend(other.queue.match(time.time(), {"qq": 3}, []))
+
+    one.join(rec, "10.0.0.1", "xinshou", "qq", now=1.0)
+    one.queue.join = then_the_other_pass  # type: ignore[method-assign]
+    assert asyncio.run(one.tick(now=time.time())) == 0
+    one.queue.join = put_back  # type: ignore[method-assign]
+    assert [t.player for g in taken for t in g.people] == [rec.id]
+    with pytest.raises(AlreadyQueued, match=BEING_SEATED):  # the other pass seats him
+        one.join(rec, "10.0.0.1", "xinshou", "qq")
+    assert one.status(rec.id)["status"] == "waiting"
+    for group in taken:
+        asyncio.run(other._seat_group(group))
+    assert [e["player"] for _, entries in opened for e in entries if e["k"] == "sit"] \
+        == [rec.id]  # one table
+    client.close()
+
+
+def test_every_process_says_where_a_person_was_seated_last(redis_url: str) -> None:
+    """A review: a process answered a person's status from its own memory of where it
+    had seated him, before what Redis says — after he queued again through another
+    process and was seated there, it still sent him to his old table."""
+    import asyncio
+
+    import redis
+
+    from paohuzi.server.matchmaking import Matchmaker, MatchSettings
+    from paohuzi.server.storage import SQLiteStorage
+
+    storage = SQLiteStorage(":memory:")
+    rec, _ = storage.create_player("甲")
+    opened: list[tuple[str, list[dict[str, Any]]]] = []
+    client = redis.Redis.from_url(redis_url)
+    settings = MatchSettings(wait=0.0)
+    one, other = (Matchmaker(_RoomMaker(storage, opened), settings)  # type: ignore[arg-type]
+                  for _ in range(2))
+    for maker in (one, other):
+        maker.share(client)
+    one.join(rec, "10.0.0.1", "xinshou", "qq", now=1.0)
+    assert asyncio.run(one.tick(now=time.time())) == 1
+    first = one.status(rec.id)
+    assert first["status"] == "seated" and other.status(rec.id) == first
+    one.rooms.clear()  # (the stub rooms offer no seat)
+    other.join(rec, "10.0.0.1", "xinshou", "qq", now=2.0)  # again, through the other
+    assert one.status(rec.id)["status"] == "waiting"
+    assert asyncio.run(other.tick(now=time.time())) == 1
+    again = other.status(rec.id)
+    assert again["status"] == "seated" and again["code"] != first["code"]
+    assert one.status(rec.id) == again
+    client.close()

@@ -12,6 +12,7 @@ import re
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -231,7 +232,10 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         if owner is None or owner == cluster.address:
             return None
         query = f"?{request.url.query}" if request.url.query else ""
-        status, body, kind = await cluster.relay_get(owner, f"{request.url.path}{query}")
+        # the path as typed may hold a code's full-width digits or a space (the owner
+        # reads it as normal_room_code does): relayed percent-encoded, as sent
+        path = quote(request.url.path, safe="/")
+        status, body, kind = await cluster.relay_get(owner, f"{path}{query}")
         return Response(body, status_code=status, media_type=kind)
 
     def lookups_refused(request: Request) -> JSONResponse | None:

@@ -253,7 +253,11 @@ class Cluster:
                 self.storage.end_room(code)
                 continue
             started = time.monotonic()
-            runtime = server.restore_room(code, config)
+            try:
+                runtime = server.restore_room(code, config)
+            except Exception as exc:  # a database error, say: give the lease back
+                self._give_up(code, exc)
+                continue
             runtime.settle_if_needed()  # a hand its dead owner left unsettled
             runtime.schedule()
             taken.append(code)
@@ -262,6 +266,25 @@ class Cluster:
         self._route(*taken)
         server.matchmaker.adopt(taken)  # its hall rooms take people from the queue again
         return len(taken)
+
+    def _give_up(self, code: str, exc: Exception) -> None:
+        """A room whose lease this process took could not be replayed: it is not served
+        here, and its lease is given back (and no longer renewed, were giving it back to
+        fail too), so that the next upkeep of any process tries again — a review kept a
+        room leased and served by nobody after one failed replay."""
+        log.error("room %s: take-over failed (%s); tried again at the next upkeep", code,
+                  type(exc).__name__)
+        server = self.server
+        assert server is not None
+        runtime = server.runtimes.pop(code, None)
+        server.creators.pop(code, None)
+        if runtime is not None:
+            runtime.stop()
+        try:
+            self.storage.release_lease(code, self.owner)
+        except Exception as again:
+            log.error("room %s: its lease was not given back (%s); it lapses",
+                      code, type(again).__name__)
 
     async def _keep(self) -> None:
         while True:

@@ -50,6 +50,7 @@ from paohuzi.server.hall import Census, hall_counts
 from paohuzi.server.roombounds import Creator, RoomLimitError, TooManyOpenRooms, address_key
 
 if TYPE_CHECKING:
+    from paohuzi.server.runtime import Runtime
     from paohuzi.server.server import Server
     from paohuzi.server.storage import PlayerRecord
 
@@ -348,14 +349,26 @@ end
 for i = 1, n do
   redis.call('DEL', KEYS[i])
   redis.call('ZREM', KEYS[n + i], ARGV[n + i])
-  redis.call('SET', KEYS[2 * n + i], ARGV[i], 'PX', ARGV[2 * n + 1])
+  redis.call('SET', KEYS[2 * n + i], ARGV[2 * n + 2] .. ' ' .. ARGV[i], 'PX', ARGV[2 * n + 1])
 end
 return 1
 """
 """Take the tickets of one group out of the queue, all of them or none: none when one
 of them has left, expired or changed meanwhile; each one taken is marked as being
-seated (KEYS: the n ticket keys, their queue keys, their ``seating`` keys; ARGV: the n
-tickets expected, their players, how long the marks last in ms)."""
+seated by this process (KEYS: the n ticket keys, their queue keys, their ``seating``
+keys; ARGV: the n tickets expected, their players, how long the marks last in ms, the
+process's id)."""
+
+_SEATING_DONE = """
+local mine = ARGV[1] .. ' '
+for i = 1, #KEYS do
+  local mark = redis.call('GET', KEYS[i])
+  if mark and string.sub(mark, 1, #mine) == mine then redis.call('DEL', KEYS[i]) end
+end
+return 0
+"""
+"""Clear this process's (ARGV[1]) ``seating`` marks among KEYS; another process's mark
+(it took the person after this one put him back) stays."""
 
 _SEATING_MS = 30_000
 """How long a person taken out of the queue by a pass stays marked as being seated if
@@ -407,6 +420,7 @@ class SharedQueue:
         self._leave = client.register_script(_LEAVE)
         self._claim = client.register_script(_CLAIM)
         self._unlock = client.register_script(_UNLOCK)
+        self._seating_done = client.register_script(_SEATING_DONE)
 
     @staticmethod
     def _queue_key(key: Key) -> str:
@@ -440,13 +454,14 @@ class SharedQueue:
     def seating(self, player: int) -> Ticket | None:
         """The ticket of ``player`` if a pass of some process is seating him now."""
         text = self.redis.get(f"{_PREFIX}seating:{player}")
-        return None if text is None else Ticket.from_json(text)
+        return None if text is None else Ticket.from_json(_text(text).split(" ", 1)[1])
 
     def seating_done(self, players: Iterable[int]) -> None:
-        """Clear the marks of people a pass has seated, refused or put back."""
+        """Clear this process's marks of people its pass has seated, refused or put back
+        (not another's: a person put back may have been taken by another pass since)."""
         keys = [f"{_PREFIX}seating:{p}" for p in players]
         if keys:
-            self.redis.delete(*keys)
+            self._seating_done(keys=keys, args=[self._id])
 
     def ticket(self, player: int, refresh: bool = True) -> Ticket | None:
         """``player``'s ticket (None: not queued), its life renewed (``refresh``: he
@@ -587,7 +602,7 @@ class SharedQueue:
             [self._queue_key(t.key) for t in people] + \
             [f"{_PREFIX}seating:{t.player}" for t in people]
         args: list[Any] = [t.to_json() for t in people] + [t.player for t in people] + \
-            [_SEATING_MS]
+            [_SEATING_MS, self._id]
         taken = bool(self._claim(keys=keys, args=args))
         if taken:
             self.local.difference_update(t.player for t in people)
@@ -687,15 +702,20 @@ class Matchmaker:
             return {"status": "waiting", "changci": ticket.changci, "preset": ticket.preset,
                     "waited": round(now - ticket.since, 1), "wait": self.settings.wait,
                     "waiting": self.queue.waiting(ticket.key)}
-        seated = self.seated.get(player)
+        if isinstance(self.queue, SharedQueue):
+            # what every process wrote: this one's memory may be stale (a review: he
+            # queued again through another process and was seated there, and this one
+            # still sent him to his old table)
+            reason = self.queue.refused(player)
+            seated = None if reason is not None else self.queue.seated(player)
+        else:
+            seated = self.seated.get(player)
+            reason = None if seated is not None else self.refused.get(player)
         if seated is not None:
             return seated.to_json()
-        shared = self.queue if isinstance(self.queue, SharedQueue) else None
-        reason = self.refused.get(player) or (shared.refused(player) if shared else None)
         if reason is not None:
             return {"status": "refused", "reason": reason}
-        seated = shared.seated(player) if shared else None  # seated by another process
-        return seated.to_json() if seated is not None else {"status": "idle"}
+        return {"status": "idle"}
 
     def hall(self) -> list[dict[str, Any]]:
         """Each 场次 with its stake, entry minimum, people online (seated at a table of
@@ -763,10 +783,29 @@ class Matchmaker:
                 del self.rooms[code]  # ended, or nobody left: no one is sent there
                 continue
             free = len(runtime.seating.free_computer_seats(runtime.table))
-            if free:
-                rooms.append(OpenRoom(code, key, free, frozenset(
-                    self.addresses.get(p, "") for p in people if p is not None)))
+            addresses = self._addresses_at(runtime)
+            if free and (addresses is not None or not self.settings.distinct_addresses):
+                rooms.append(OpenRoom(code, key, free, frozenset(addresses or ())))
         return rooms
+
+    def _addresses_at(self, runtime: Runtime) -> set[str] | None:
+        """The addresses of the people seated at a hall room: the one each queued from
+        (if this process seated him) and those of his connections now; None when a
+        person's is unknown — a room restored or taken over from another process,
+        whose person has not connected since — as then nobody may be placed there
+        while ``distinct_addresses`` holds (a review placed a second account of one
+        address at a taken-over table)."""
+        found: set[str] = set()
+        for seat, s in enumerate(runtime.table.seats):
+            if s.kind != "human" or s.player is None:
+                continue
+            mine = {c.address for c in runtime.clients if c.seat == seat and c.address}
+            if s.player in self.addresses:
+                mine.add(self.addresses[s.player])
+            if not mine:
+                return None
+            found |= mine
+        return found
 
     def refuse(self, ticket: Ticket) -> bool:
         """Take ``ticket`` out of the queue unseated if its player no longer meets his
@@ -839,6 +878,14 @@ class Matchmaker:
             self._requeue(ticket)
             return 0
         async with runtime.lock:
+            if self.settings.distinct_addresses:
+                # as the room is now: the pass saw it as its process last published it,
+                # maybe before a person placed there from another process sat (a review
+                # seated two accounts of one address at one table so)
+                addresses = self._addresses_at(runtime)
+                if addresses is None or ticket.address in addresses:
+                    self._requeue(ticket)
+                    return 0
             seat = runtime.reserve_seat(ticket.player, ticket.nickname)
             if seat is None:
                 self._requeue(ticket)

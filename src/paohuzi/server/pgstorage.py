@@ -456,12 +456,17 @@ class PostgresStorage:
         return int(row[0])
 
     def renew_leases(self, owner: str, ttl: float) -> set[str]:
-        """Extend every lease this process holds; the rooms it has lost (taken over
-        after it let them expire), which it must stop serving."""
-        with self._tx() as conn:
-            rows = conn.execute(
-                "UPDATE room_leases SET expires = EXTRACT(EPOCH FROM clock_timestamp()) + %s "
-                "WHERE owner = %s RETURNING room, token", (ttl, owner)).fetchall()
+        """Extend every lease this process holds (of the rooms it took and still has a
+        token for: a lease it took but gave up, or failed to give back, lapses); the
+        rooms it has lost (taken over after it let them expire), which it must stop
+        serving."""
+        rows = []
+        if self._fences:
+            with self._tx() as conn:
+                rows = conn.execute(
+                    "UPDATE room_leases SET expires = EXTRACT(EPOCH FROM clock_timestamp()) "
+                    "+ %s WHERE owner = %s AND room = ANY(%s) RETURNING room, token",
+                    (ttl, owner, sorted(self._fences))).fetchall()
         held = {room: int(token) for room, token in rows}
         lost = {room for room, token in self._fences.items() if held.get(room) != token}
         for room in lost:
