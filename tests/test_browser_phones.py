@@ -1147,3 +1147,41 @@ def test_a_full_hand_held_upright_gives_each_card_a_fingers_square(browser, srv)
             problems[size] = found
     assert problems == {}
     context.close()
+
+
+def test_a_room_link_opened_by_someone_new_asks_a_nickname_then_seats_him(browser, srv):  # noqa: F811
+    """A review: a friend who had never played opened the shared link and met "正在重新
+    连接… 请检查房间号" (the server knows no token of his) with no way to sit; after
+    registering from the lobby he was left there, not in the room. Now the link asks
+    for a nickname and then shows the room, seats to take; a browser whose token the
+    server no longer knows is offered the same."""
+    host_context = browser.new_context(viewport=SMALL_PHONES["568x320"], has_touch=True)
+    host = host_context.new_page()
+    enter(host, srv.base, "房主")
+    host.select_option("select[name=seat1]", "human")
+    host.select_option("select[name=seat2]", "human")
+    host.click("[data-name=create]")
+    host.wait_for_selector(".waiting-room .share-link")
+    link = host.inner_text(".waiting-room .share-link").strip()
+    code = host.inner_text(".room-code").strip()
+    for seat, size in ((1, "568x320"), (2, "360x640")):
+        viewport = SMALL_PHONES.get(size) or UPRIGHT_PHONES[size]
+        context = browser.new_context(viewport=viewport, has_touch=True)
+        page = context.new_page()
+        if size == "360x640":  # a token the server does not know (its database was reset)
+            page.goto(srv.base + "/")
+            page.evaluate("localStorage.setItem('paohuzi.token', 'not-a-token')")
+            page.goto(link)
+            page.click("[data-name=pick-nickname]")
+        else:
+            page.goto(link)
+        asked = page.wait_for_selector("[data-name=joining]")
+        assert code in asked.inner_text()
+        assert layout_problems(page) == [], size
+        page.fill("input[name=nickname]", f"朋友{seat}")
+        page.click("[data-name=enter]")
+        page.wait_for_selector(f".waiting-room [data-name=sit-{seat}]").click()
+        host.wait_for_function(f"document.body.innerText.includes('朋友{seat}')")  # seated
+        assert page.url.endswith(f"#/room/{code}")
+        context.close()
+    host_context.close()

@@ -37,6 +37,11 @@ export function token(): string | null {
   return localStorage.getItem(TOKEN);
 }
 
+/** Forget a token the server no longer knows (its account is gone: a new nickname). */
+export function forgetToken(): void {
+  localStorage.removeItem(TOKEN);
+}
+
 async function call(path: string, body?: object): Promise<Json> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   const tok = token();

@@ -5,7 +5,7 @@
 import "./hall.css";
 import { createRoom, me, register, SETTLEMENT_WAIT, token, type Json } from "./api";
 import { el } from "./cards";
-import { currentLang, t } from "./i18n";
+import { currentLang, t, tf } from "./i18n";
 import { reasonWords } from "./words";
 
 type Label = { zh: string; en: string };
@@ -93,7 +93,9 @@ function roomOption(cat: Catalog, key: string, name: string): [OptionSpec, HTMLI
   return [spec, input];
 }
 
-export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Promise<void> {
+/** The lobby; ``joining``: a room's link opened by someone with no nickname yet — he
+ * picks one, then ``then()`` takes him to that room (not the lobby). */
+export async function mountLobby(root: HTMLElement, rerenderAll: () => void, joining?: { room: string; then: () => void }): Promise<void> {
   const [data, cat] = await Promise.all([me(), getJson("/api/presets") as Promise<Catalog>]);
   root.replaceChildren();
   const top = el("nav", { class: "topbar" }, el("h1", {}, t("title")));
@@ -112,13 +114,15 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void): Pr
     go.addEventListener("click", async () => {
       try {
         await register(input.value || "玩家");
-        await mountLobby(root, rerenderAll);
+        if (joining) joining.then();
+        else await mountLobby(root, rerenderAll);
       } catch (e) {
         fail(e);
       }
     });
     input.addEventListener("keydown", (e) => e.key === "Enter" && go.click());
-    root.append(el("section", { class: "card-panel" }, el("label", {}, t("nickname"), input), go));
+    const why = joining ? el("p", { class: "joining", "data-name": "joining" }, tf("nicknameFirst", { code: joining.room })) : null;
+    root.append(el("section", { class: "card-panel" }, why, el("label", {}, t("nickname"), input), go));
     return;
   }
   const p = data.player;

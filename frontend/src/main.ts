@@ -3,6 +3,7 @@
 // the way back leading to the room).
 
 import "./style.css";
+import { token } from "./api";
 import { loadCards } from "./cards";
 import { mountHelp } from "./help";
 import { toggleLang } from "./i18n";
@@ -25,7 +26,13 @@ async function route(): Promise<void> {
     void route();
   };
   if (parts[0] === "room" && parts[1]) {
-    cleanup = mountTable(root, decodeURIComponent(parts[1]));
+    const code = decodeURIComponent(parts[1]);
+    if (!token()) {
+      // a room's link opened by someone new: a nickname first, then the room itself
+      await mountLobby(root, relang, { room: code, then: () => void route() });
+      return;
+    }
+    cleanup = mountTable(root, code);
   } else if (parts[0] === "help") {
     const query = new URLSearchParams(hash.split("?")[1] ?? "");
     let preset = "qq";

@@ -2,7 +2,7 @@
 // Everything shown comes from the server's state message for this seat; no rule is
 // worked out here (the server sends legal actions, views, waits and settlements).
 
-import { randomValue, TableSocket, type Json } from "./api";
+import { forgetToken, randomValue, TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
 import { mountChat } from "./chat";
 import { t, tf, toggleLang, type Key } from "./i18n";
@@ -634,6 +634,15 @@ export function mountTable(root: HTMLElement, code: string): () => void {
   }
 
   function notFound(): HTMLElement {
+    if (ui.fatal === "token") {
+      // the server knows no account by this browser's token: a nickname, then this room
+      const again = el("button", { class: "btn btn-enter", "data-name": "pick-nickname" }, t("pickNickname"));
+      again.addEventListener("click", () => {
+        forgetToken();
+        location.reload();
+      });
+      return el("section", { class: "card-panel not-found", role: "alert" }, el("h2", {}, t("signedOut")), again, el("a", { class: "btn btn-back", href: "#/", "data-name": "back" }, t("backLobby")));
+    }
     return el(
       "section",
       { class: "card-panel not-found", role: "alert" },
