@@ -1185,3 +1185,29 @@ def test_a_room_link_opened_by_someone_new_asks_a_nickname_then_seats_him(browse
         assert page.url.endswith(f"#/room/{code}")
         context.close()
     host_context.close()
+
+
+def test_the_chi_choices_show_each_group_as_the_server_writes_it(browser, srv):  # noqa: F811
+    """A review: the 吃 picker and button sorted each group's cards by code point, so
+    "吃 一二三 比 二三四" read "一三二 比 三二四" (and 七五六, 拾捌玖 in play)."""
+    welcome, state = _mock_table_messages()
+    chis = [a for a in state["view"]["legal_actions"] if a.startswith("chi ")]
+    sent = [[g.strip() for g in a[4:].split("比")] for a in chis]
+    assert len(chis) > 1 and any(list(g) != sorted(g) for plan in sent for g in plan)
+    context = browser.new_context(viewport=SMALL_PHONES["568x320"], has_touch=True)
+    enter(context.new_page(), srv.base, "小屏")
+    page = show_mock(context, srv.base, welcome, state)
+    page.click("[data-name=chi]")
+    page.wait_for_selector(".pick")
+    shown = page.eval_on_selector_all(".pick", """rows => rows.map(r => [...r.querySelectorAll(
+        '.group')].map(g => [...g.querySelectorAll('.card')].map(c => c.dataset.card ||
+        c.textContent.trim()).join('')))""")
+    actions = page.eval_on_selector_all(".pick", "rows => rows.map(r => r.dataset.action)")
+    by_action = dict(zip(actions, shown, strict=True))
+    for action, groups in by_action.items():
+        assert groups == [g.strip() for g in action[4:].split("比")], (action, groups)
+    one = {**state, "view": {**state["view"], "legal_actions": [chis[-1], "pass"]}}
+    page = show_mock(context, srv.base, welcome, one)
+    button = page.wait_for_selector("[data-name=chi]").inner_text()
+    assert " ".join(button.split()) == " ".join(["吃", *" 比 ".join(sent[-1]).split()]), button
+    context.close()

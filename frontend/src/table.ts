@@ -117,8 +117,10 @@ export function travel(node: HTMLElement, from: DOMRect | null): void {
 export function distinctChis(legal: string[]): { action: string; eat: string; bi: string[] }[] {
   const seen = new Map<string, { action: string; eat: string; bi: string[] }>();
   for (const a of legal.filter((x) => x.startsWith("chi "))) {
-    const [eat, ...bi] = a.slice(4).split(/\s*比\s*/).map((g) => Array.from(g.trim()).sort().join(""));
-    const key = [eat, ...bi].sort().join(",");
+    // shown as the server writes each group (in the order of its cards); sorted only
+    // to tell two plans of the same groups apart (a review saw "一三二" for 一二三)
+    const [eat, ...bi] = a.slice(4).split(/\s*比\s*/).map((g) => g.trim());
+    const key = [eat, ...bi].map((g) => Array.from(g).sort().join("")).sort().join(",");
     if (!seen.has(key)) seen.set(key, { action: a, eat, bi });
   }
   return [...seen.values()];
