@@ -1211,3 +1211,27 @@ def test_the_chi_choices_show_each_group_as_the_server_writes_it(browser, srv): 
     button = page.wait_for_selector("[data-name=chi]").inner_text()
     assert " ".join(button.split()) == " ".join(["吃", *" 比 ".join(sent[-1]).split()]), button
     context.close()
+
+
+def test_the_settlement_names_each_scheme_s_di_by_its_word(browser, srv):  # noqa: F811
+    """A review: 泸州's settlement read "底 2" where its rules and help say 等 — the page
+    kept its own table of the words and it lacked luzhou. The words now come from the
+    server's catalog (rulesdoc's, the help page's), one for every scoring scheme."""
+    from paohuzi.core.options import catalog
+    from paohuzi.server.hall import lobby_catalog
+
+    words = lobby_catalog()["di_words"]
+    schemes = next(o for o in catalog()["options"] if o["key"] == "settlement")["choices"]
+    assert {c["value"] for c in schemes} == set(words)
+    hand = crowded_hand(ended=True)
+    welcome, state = mock_state(hand)
+    context = browser.new_context(viewport=SMALL_PHONES["568x320"], has_touch=True)
+    enter(context.new_page(), srv.base, "小屏")
+    for scheme, word in words.items():
+        rules = {**state["table"]["rules"], "settlement": scheme}
+        page = show_mock(context, srv.base, welcome,
+                         {**state, "table": {**state["table"], "rules": rules}})
+        shown = page.wait_for_selector(".settlement .total-di").inner_text()
+        assert shown.startswith(f"{word} "), (scheme, shown)
+        page.close()
+    context.close()

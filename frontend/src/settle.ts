@@ -5,10 +5,7 @@
 import type { Json } from "./api";
 import { card, el, group, split } from "./cards";
 import { currentLang, t, type Key } from "./i18n";
-import { seatOutWord } from "./words";
-
-/** The word a scheme uses for 底 (qq 底, changde 等, hunan 囤). */
-const DI_WORD: Record<string, string> = { qq: "底", changde: "等", hunan: "囤" };
+import { diWord, seatOutWord } from "./words";
 
 export function settlementPanel(s: Json, seatName: (seat: number) => string, next: HTMLElement, ...more: (HTMLElement | null)[]): HTMLElement {
   const view = s.view;
@@ -89,7 +86,7 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
 
 /** 胡息 → 底 → 名堂 (番) → points → beans, as the server computed them. */
 function breakdown(result: Json, rules: Json): HTMLElement {
-  const di = DI_WORD[rules.settlement] ?? t("di");
+  const di = diWord(rules.settlement);
   const mingtang: Json[] = result.mingtang ?? [];
   const list = el("ul", { class: "mingtang" });
   if (!mingtang.length) list.append(el("li", {}, `${t("pinghu")} 1${t("fan")}`));

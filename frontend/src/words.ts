@@ -9,6 +9,7 @@ type Label = { zh: string; en: string };
 
 let presetLabels = new Map<string, Label>();
 let optionSpecs = new Map<string, Json>();
+let diWords = new Map<string, string>();
 
 /** Fetches the catalog's labels once per page load (the lobby reads the rest itself). */
 export async function loadLabels(): Promise<void> {
@@ -16,6 +17,7 @@ export async function loadLabels(): Promise<void> {
     const cat: Json = await (await fetch("/api/presets")).json();
     presetLabels = new Map(cat.presets.map((p: Json) => [p.name, p.label]));
     optionSpecs = new Map(cat.options.map((o: Json) => [o.key, o]));
+    diWords = new Map(Object.entries(cat.di_words ?? {}));
   } catch {
     // the codes show until the next load: never a reason to keep the page from working
   }
@@ -37,6 +39,11 @@ export function optionWords(key: string, value: Json): [string, string] | null {
   if (typeof value === "boolean") return [say(spec.label), t(value ? "yes" : "no")];
   const choice = (spec.choices ?? []).find((c: Json) => c.value === value);
   return [say(spec.label), choice ? say(choice.label) : String(value)];
+}
+
+/** A scoring scheme's word for 底 (qq 底, changde and luzhou 等, hunan 囤). */
+export function diWord(settlement: string): string {
+  return diWords.get(settlement) ?? t("di");
 }
 
 const REASONS: Record<string, Key> = {

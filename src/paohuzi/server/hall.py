@@ -36,6 +36,7 @@ from paohuzi.server.economy import (
     utc_day,
 )
 from paohuzi.server.inputs import BadInput
+from paohuzi.server.rulesdoc import DI_NAMES
 from paohuzi.server.levels import level_of, levels
 from paohuzi.server.storage import PlayerRecord, Storage
 from paohuzi.server.table import HANDS, STAKES, TIMINGS
@@ -98,6 +99,7 @@ def lobby_catalog(hall_computer: str = "normal") -> dict[str, Any]:
                       for name in PLAYER_NAMES],
         "economy": {"starting_beans": STARTING_BEANS, "relief": RELIEF,
                     "relief_below": RELIEF_BELOW},
+        "di_words": dict(DI_NAMES),  # each scheme's word for 底 (the settlement says it)
     }
 
 
