@@ -36,8 +36,8 @@ from paohuzi.server.economy import (
     utc_day,
 )
 from paohuzi.server.inputs import BadInput
-from paohuzi.server.rulesdoc import DI_NAMES
 from paohuzi.server.levels import level_of, levels
+from paohuzi.server.rulesdoc import DI_NAMES
 from paohuzi.server.storage import PlayerRecord, Storage
 from paohuzi.server.table import HANDS, STAKES, TIMINGS
 
