@@ -1235,3 +1235,71 @@ def test_the_settlement_names_each_scheme_s_di_by_its_word(browser, srv):  # noq
         assert shown.startswith(f"{word} "), (scheme, shown)
         page.close()
     context.close()
+
+
+def test_a_settlement_of_full_hands_stays_inside_its_panel(browser, srv):  # noqa: F811
+    """A review: the losers' revealed hands never wrapped, so after an early 胡 (20 cards
+    each) the 欢乐豆 column was cut off at 568x320 and the cards ran past the panel at
+    360x640. The cards wrap now; every column stays on the panel."""
+    hand = crowded_hand(ended=True)
+    welcome, state = mock_state(hand)
+    view = state["view"]
+    for seat in range(3):
+        if seat != view["result"]["winner"]:
+            view["revealed_hands"][seat] = "一一二三三四五六七八九十壹贰叁肆伍陆柒捌"
+    for size, viewport in (("568x320", SMALL_PHONES["568x320"]),
+                           ("360x640", UPRIGHT_PHONES["360x640"])):
+        context = browser.new_context(viewport=viewport, has_touch=True)
+        enter(context.new_page(), srv.base, "小屏")
+        page = show_mock(context, srv.base, welcome, state)
+        page.wait_for_selector(".settlement .revealed")
+        out = page.evaluate("""() => {
+            const p = document.querySelector('.panel.settlement');
+            const right = p.getBoundingClientRect().right;
+            return [p.scrollWidth - p.clientWidth,
+                    [...p.querySelectorAll('th, td, .revealed .card')]
+                      .filter(c => c.getBoundingClientRect().right > right + 1)
+                      .map(c => c.textContent)]; }""")
+        assert out[0] <= 1 and out[1] == [], (size, out)
+        page.screenshot(path=str(SHOTS / f"settlement-full-hands-{size}.png"))
+        context.close()
+
+
+def test_lobby_refusals_in_view_new_pages_at_their_top_and_the_link_copied_over_http(
+        browser, srv):  # noqa: F811
+    """Three findings of a phone review: a refused 创建房间 wrote its reason at the top of
+    the lobby, 1,700 px above the button on a phone held upright (nothing seemed to
+    happen); a page opened from far down another (a replay from 历史牌局) opened scrolled
+    to its end; and 复制链接 did nothing where the page may not use the clipboard (plain
+    http on a LAN address, how a phone reaches `serve --host 0.0.0.0`)."""
+    context = browser.new_context(viewport=UPRIGHT_PHONES["360x640"], has_touch=True)
+    page = context.new_page()
+    enter(page, srv.base, "竖屏")
+    page.fill("input[name=min_huxi]", "99")
+    page.click("[data-name=create]")
+    page.wait_for_function("document.querySelector('.errors').textContent.length > 0")
+    box = page.evaluate("""() => { const r = document.querySelector('.errors')
+        .getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }""")
+    assert box[1] > 0 and box[0] < box[2], box  # on the screen
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    assert page.evaluate("scrollY") > 500
+    page.evaluate("location.hash = '#/help'")
+    page.wait_for_function("!document.querySelector('.profile')")
+    page.wait_for_timeout(200)
+    assert page.evaluate("scrollY") == 0
+    context.close()
+
+    context = browser.new_context(viewport=SMALL_PHONES["568x320"], has_touch=True)
+    context.add_init_script("Object.defineProperty(navigator, 'clipboard', "
+                            "{value: undefined, configurable: true})")
+    page = context.new_page()
+    enter(page, srv.base, "局域网")
+    page.select_option("select[name=seat1]", "human")
+    page.click("[data-name=create]")
+    share = page.wait_for_selector("[data-name=share]")
+    before = share.inner_text()
+    share.click()
+    page.wait_for_function(f"document.querySelector('[data-name=share]').innerText !== {before!r}")
+    assert page.evaluate("String(getSelection())") == page.inner_text(".share-link")
+    assert share.inner_text() in ("已复制", "已选中，长按复制")
+    context.close()

@@ -122,6 +122,7 @@ const TEXT = {
   nicknameFirst: { zh: "加入房间 {code}：先起个昵称", en: "To join room {code}, pick a nickname first" },
   signedOut: { zh: "需要先起个昵称才能进入房间", en: "Pick a nickname to enter the room" },
   pickNickname: { zh: "起个昵称", en: "Pick a nickname" },
+  copyByHand: { zh: "已选中，长按复制", en: "Selected: copy it" },
   backLobby: { zh: "返回大厅", en: "Back to the lobby" },
   help: { zh: "帮助", en: "Help" },
   mute: { zh: "静音", en: "Mute" },

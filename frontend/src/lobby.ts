@@ -106,7 +106,10 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void, joi
   root.append(top, el("div", { class: "errors", role: "alert" }));
   const fail = (e: unknown) => {
     const box = root.querySelector(".errors");
-    if (box) box.textContent = e instanceof Error ? e.message : String(e);
+    if (!box) return;
+    box.textContent = e instanceof Error ? e.message : String(e);
+    // it sits at the lobby's top: a refusal of a form far below was never seen on a phone
+    box.scrollIntoView({ block: "nearest" });
   };
   if (!data) {
     const input = el("input", { name: "nickname", placeholder: t("nickname"), maxlength: "24" }) as HTMLInputElement;

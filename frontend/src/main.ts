@@ -18,6 +18,7 @@ let cleanup: (() => void) | null = null;
 async function route(): Promise<void> {
   cleanup?.();
   cleanup = null;
+  window.scrollTo(0, 0); // a new page opens at its top (a replay opened scrolled to its end)
   const hash = location.hash.replace(/^#/, "") || "/";
   const [path] = hash.split("?");
   const parts = path.split("/").filter(Boolean);

@@ -126,6 +126,32 @@ export function distinctChis(legal: string[]): { action: string; eat: string; bi
   return [...seen.values()];
 }
 
+/** Copy a room's link: the clipboard API where the page may use it (https, localhost);
+ * else (plain http on a LAN address, as a phone reaches `serve --host 0.0.0.0`) the
+ * link is selected and copied the old way, or left selected for the player to copy. */
+async function copyLink(link: string, shown: HTMLElement, share: HTMLElement): Promise<void> {
+  try {
+    if (!navigator.clipboard) throw new Error("no clipboard here");
+    await navigator.clipboard.writeText(link);
+    share.textContent = t("copied");
+    return;
+  } catch {
+    // the selection below
+  }
+  const range = document.createRange();
+  range.selectNodeContents(shown);
+  const selection = window.getSelection();
+  selection?.removeAllRanges();
+  selection?.addRange(range);
+  let copied = false;
+  try {
+    copied = document.execCommand("copy");
+  } catch {
+    copied = false;
+  }
+  share.textContent = copied ? t("copied") : t("copyByHand");
+}
+
 /** The table page of room ``code``; its language button switches in place (the socket,
  * the seat's answered decision and the settlement it closed are kept). */
 export function mountTable(root: HTMLElement, code: string): () => void {
@@ -618,10 +644,9 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     const s = ui.state;
     const box = el("section", { class: "card-panel waiting-room" }, el("h2", {}, t("seatsTaken")));
     const link = `${location.origin}/#/room/${code}`;
-    const share = button(t("share"), () => {
-      void navigator.clipboard?.writeText(link).then(() => (share.textContent = t("copied")));
-    }, "share");
-    box.append(el("p", {}, `${t("shareLink")}: `, el("code", { class: "share-link" }, link), " ", share));
+    const shown = el("code", { class: "share-link" }, link);
+    const share = button(t("share"), () => void copyLink(link, shown, share), "share");
+    box.append(el("p", {}, `${t("shareLink")}: `, shown, " ", share));
     const list = el("ul", { class: "seat-list", "aria-label": t("whoSits") });
     s?.table.seats.forEach((seat: Json, i: number) => {
       const who = seat.kind === "human" ? seat.nickname || t("empty") : seat.nickname;
