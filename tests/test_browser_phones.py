@@ -1296,10 +1296,56 @@ def test_lobby_refusals_in_view_new_pages_at_their_top_and_the_link_copied_over_
     enter(page, srv.base, "局域网")
     page.select_option("select[name=seat1]", "human")
     page.click("[data-name=create]")
-    share = page.wait_for_selector("[data-name=share]")
-    before = share.inner_text()
-    share.click()
+    page.wait_for_selector(".waiting-room .seat-list")
+    page.wait_for_timeout(300)  # the room's first messages have drawn it
+    before = page.inner_text("[data-name=share]")
+    page.click("[data-name=share]")
     page.wait_for_function(f"document.querySelector('[data-name=share]').innerText !== {before!r}")
     assert page.evaluate("String(getSelection())") == page.inner_text(".share-link")
-    assert share.inner_text() in ("已复制", "已选中，长按复制")
+    assert page.inner_text("[data-name=share]") in ("已复制", "已选中，长按复制")
+    context.close()
+
+
+CENTRE_OVERLAPS = """() => {
+  const boxes = ['.shown-by', '.liangzhang', '.seat-out', '.ticker'].flatMap(  // (a flash pops)
+    s => [...document.querySelectorAll('.center ' + s)].map(e => [s, e.getBoundingClientRect()]));
+  const hits = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, p] = boxes[i], [b, r] = boxes[j];
+    const dx = Math.min(p.right, r.right) - Math.max(p.left, r.left);
+    const dy = Math.min(p.bottom, r.bottom) - Math.max(p.top, r.top);
+    if (dx > 1 && dy > 1) hits.push(a + ' over ' + b); }
+  const centre = document.querySelector('.center').getBoundingClientRect();
+  const out = boxes.filter(([s, r]) => r.right > centre.right + 1 || r.left < centre.left - 1
+      || (s !== '.ticker' && r.bottom > centre.bottom + 1)).map(([s]) => s);
+  // the moves list gives way (it scrolls): what of it shows
+  const ticker = document.querySelector('.center .ticker').getBoundingClientRect();
+  return {hits, out, ticker: [ticker.width, Math.min(ticker.bottom, centre.bottom) - ticker.top]};
+}"""
+
+
+def test_the_centre_with_a_seat_sitting_out_fits_in_english(browser, srv):  # noqa: F811
+    """A review, 泸州 (four seats, one 坐底) in English: the wrapped "… discards" line was
+    drawn over the 底牌 line at 568x320, and held upright the 坐底 line ran off the screen
+    and squeezed the moves list to 26 px. Now every line of the centre stays in it, none
+    over another, and the moves keep room."""
+    context = browser.new_context(viewport=SMALL_PHONES["568x320"], has_touch=True)
+    context.add_init_script("localStorage.setItem('paohuzi.lang', 'en')")
+    page = context.new_page()
+    enter(page, srv.base, "Sideways player")
+    page.select_option("select[name=preset]", "luzhou")
+    page.fill("input[name=bot_delay]", "1")
+    page.click("[data-name=create]")
+    page.wait_for_selector(".center .seat-out", timeout=20_000)
+    page.wait_for_selector(".center .shown-by", timeout=30_000)
+    page.wait_for_selector(".center [data-name=dipai]", timeout=30_000)
+    for size, viewport in (("568x320", SMALL_PHONES["568x320"]),
+                           ("640x360", SMALL_PHONES["640x360"]),
+                           ("360x640", UPRIGHT_PHONES["360x640"])):
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(150)
+        found = page.evaluate(CENTRE_OVERLAPS)
+        page.screenshot(path=str(SHOTS / f"centre-seat-out-en-{size}.png"))
+        assert found["hits"] == [] and found["out"] == [], (size, found)
+        assert found["ticker"][0] >= 90 and found["ticker"][1] >= 12, (size, found)  # a line
     context.close()

@@ -694,13 +694,13 @@ export function mountTable(root: HTMLElement, code: string): () => void {
         "div",
         { class: "in-play-box" },
         view.in_play ? card(view.in_play, `shown${entering ? " enter" : ""}`) : null,
-        shown ? el("span", { class: "shown-by" }, `${shown.seat === undefined ? "" : seatName(shown.seat)} ${t(EVENT_TEXT[shown.kind])}`) : null,
+        shown ? ((text: string) => el("span", { class: "shown-by", title: text }, text))(`${shown.seat === undefined ? "" : seatName(shown.seat)} ${t(EVENT_TEXT[shown.kind])}`) : null,
       ),
-      view.liangzhang ? el("div", { class: "liangzhang" }, `${t("liangzhang")} `, card(view.liangzhang, "mini")) : null,
-      view.dipai ? el("div", { class: "liangzhang dipai", "data-name": "dipai" }, `${t("dipai")} `, card(view.dipai, "mini")) : null,
+      view.liangzhang ? el("div", { class: "liangzhang" }, el("span", { class: "label", title: t("liangzhang") }, t("liangzhang")), card(view.liangzhang, "mini")) : null,
+      view.dipai ? el("div", { class: "liangzhang dipai", "data-name": "dipai" }, el("span", { class: "label", title: t("dipai") }, t("dipai")), card(view.dipai, "mini")) : null,
       // who sits this hand out (醒家 / 坐底): his seat box is not on the board
       s.table.xingjia !== null && s.table.xingjia !== undefined && !view.result
-        ? el("div", { class: "seat-out", "data-name": "seat-out" }, `${seatOutWord(s.table.rules)} `, el("b", {}, seatName(s.table.xingjia)))
+        ? el("div", { class: "seat-out", "data-name": "seat-out", title: `${seatOutWord(s.table.rules)} ${seatName(s.table.xingjia)}` }, el("span", { class: "label" }, `${seatOutWord(s.table.rules)} `), el("b", {}, seatName(s.table.xingjia)))
         : null,
       ui.flash ? el("div", { class: "flash", role: "status" }, ui.flash) : null,
       // a spectator's way back to a settlement put aside takes the moves' place (a seat's
