@@ -530,6 +530,8 @@ def test_every_viewport_then_leaving_mid_hand_and_the_replay_page(browser, srv):
     paid = -result["points"][result["leaver"]]
     assert paid >= 24 and numbers(page.inner_text(".settlement .reason"))[-1] == paid
     shot(page, "settlement-escape-phone-landscape")
+    page.wait_for_timeout(1100)  # a countdown tick: he who left plays no next hand here
+    assert "下一局" not in page.inner_text(".settlement .settle-foot")
     assert len(record["shuffle"]["values"][0]) == 32  # the browser's share of the shuffle
     # the lobby's history says how the game ended in words (逃跑, not "escape")
     page.click("[data-name=next-hand]")

@@ -322,7 +322,8 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     });
     const next = secondsLeft(s.next_deadline);
     const countdown = root.querySelector<HTMLElement>(".next-countdown");
-    if (countdown) countdown.textContent = next === null ? "" : `${Math.ceil(next)} ${t("nextIn")}`;
+    // no "next hand in N s" for a player who left: he plays no next hand here
+    if (countdown) countdown.textContent = next === null || ui.left ? "" : `${Math.ceil(next)} ${t("nextIn")}`;
   }
 
   function seatName(seat: number): string {
