@@ -167,6 +167,9 @@ def test_small_phones_a_quick_game_the_leave_dialog_and_the_replay(browser, srv)
     page.wait_for_selector(".games a[href^='#/replay/']")
     page.click(".games a[href^='#/replay/']")
     page.wait_for_selector(".replay-board .replay-seat")
+    # a review: the rules link was a 19 px line of text; it opened scrolled to its end
+    assert page.evaluate("scrollY") == 0
+    assert page.query_selector("[data-name=rules]").bounding_box()["height"] >= 32
     for size, viewport in SMALL_PHONES.items():  # a long page: it scrolls down, never across
         page.set_viewport_size(viewport)
         assert page.evaluate("document.scrollingElement.scrollWidth") <= viewport["width"], size

@@ -80,7 +80,7 @@ export async function mountReplay(root: HTMLElement, id: string, rerenderAll: ()
         { class: "card-panel shuffle" },
         el("h3", {}, t("shuffleCheck")),
         shufflePanel(data.shuffle),
-        el("p", {}, el("a", { href: `#/help/${encodeURIComponent(data.rules.name)}` }, `${t("rules")}: ${presetName(data.rules.name)} · ${t("base")} ${data.rules.base}`)),
+        el("p", {}, el("a", { class: "rules-link", "data-name": "rules", href: `#/help/${encodeURIComponent(data.rules.name)}` }, `${t("rules")}: ${presetName(data.rules.name)} · ${t("base")} ${data.rules.base}`)),
         el("p", {}, `${t("shareLink")}: `, el("code", { class: "share" }, `${location.origin}/#/replay/${id}`)),
       ),
     );
