@@ -1277,7 +1277,11 @@ def test_lobby_refusals_in_view_new_pages_at_their_top_and_the_link_copied_over_
     http on a LAN address, how a phone reaches `serve --host 0.0.0.0`)."""
     context = browser.new_context(viewport=UPRIGHT_PHONES["360x640"], has_touch=True)
     page = context.new_page()
+    page.route("**/api/leaderboard*", lambda route: route.fulfill(
+        status=200, content_type="application/json", body='{"by": "points", "players": []}'))
     enter(page, srv.base, "竖屏")
+    # nobody ranked yet: the leaderboard says so (it showed its select alone)
+    assert "还没有人上榜" in page.wait_for_selector("[data-name=nobody-ranked]").inner_text()
     page.fill("input[name=min_huxi]", "99")
     page.click("[data-name=create]")
     page.wait_for_function("document.querySelector('.errors').textContent.length > 0")

@@ -31,6 +31,7 @@ const TEXT = {
   practice: { zh: "这一难度是练习：对局不计入积分、欢乐豆和等级。", en: "This level is practice: its hands count toward no points, beans or level." },
   replayFailed: { zh: "无法回放这局", en: "This game cannot be replayed" },
   noGames: { zh: "还没有牌局", en: "No games yet" },
+  nobodyRanked: { zh: "还没有人上榜：打完一局就有了", en: "Nobody ranked yet: finish a hand" },
   wall: { zh: "剩余", en: "Left" },
   wallUnit: { zh: "张", en: "cards" },
   liangzhang: { zh: "亮张", en: "Shown card" },

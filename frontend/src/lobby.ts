@@ -303,6 +303,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void, joi
     try {
       const rows = (await getJson(`/api/leaderboard?by=${by.value}&limit=20`)).players as Json[];
       board.replaceChildren(...rows.map((r) => el("li", {}, `${r.nickname} · ${say({ zh: r.level.title, en: r.level.english })} · ${t("points")} ${r.points} · ${t("beans")} ${r.beans}`)));
+      if (!rows.length) board.replaceChildren(el("li", { class: "empty", "data-name": "nobody-ranked" }, t("nobodyRanked")));
     } catch (e) {
       fail(e);
     }
