@@ -63,8 +63,10 @@ def test_the_presets_endpoint_lists_every_preset_and_option_with_its_defaults(sr
     with pytest.raises(RulesetError):
         Ruleset.preset("hunan", xingjia=True, players=2)
     assert by_key["set_aside"]["needs"] == {"players": 2} and "needs" not in by_key["players"]
-    # a review: 湖南's "第四座收筹" was offered with no 4th seat ticked
+    # a review: 湖南's "第四座收筹" was offered with no 4th seat ticked; it is offered once
+    # the 醒家 is (and still applies to hunan: its own rules have no 醒家)
     assert by_key["xingjia_paid"]["needs"] == {"players": 3, "xingjia": True}
+    assert by_key["xingjia_paid"]["applies_to"] == ["hunan", "luzhou"]
     assert by_key["luzhou_mode"]["applies_to"] == ["luzhou"]
     assert [c["value"] for c in by_key["huxi_table"]["choices"]] == ["qq", "luzhou"]
     assert by_key["huayang"]["applies_to"] == ["changde"]

@@ -116,6 +116,8 @@ def test_a_player_who_leaves_between_hands_is_never_dealt_in_again(server):
             # the match's 大结算, still shown, names who played it
             summary = table.match_summary()
             assert summary is not None and summary["seats"][2]["nickname"] == "p2"
+            # ... and says the seat changed hands since (the others' did not)
+            assert [row["changed"] for row in summary["seats"]] == [False, False, True]
             runtime.schedule()
         await _until(lambda: table.hand_no == 2)
         assert table.seats[2].player == newcomer.id

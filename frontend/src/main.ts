@@ -27,7 +27,12 @@ async function route(): Promise<void> {
     void route();
   };
   if (parts[0] === "room" && parts[1]) {
-    const code = decodeURIComponent(parts[1]);
+    let code = parts[1];
+    try {
+      code = decodeURIComponent(parts[1]);
+    } catch {
+      // a malformed address (a lone %): the code as typed (the server says it is unknown)
+    }
     if (!token()) {
       // a room's link opened by someone new: a nickname first, then the room itself
       await mountLobby(root, relang, { room: code, then: () => void route() });

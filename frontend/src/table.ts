@@ -334,11 +334,12 @@ export function mountTable(root: HTMLElement, code: string): () => void {
 
   /** A seat's name in the finished hand's settlement: whoever sat there when its match
    * ended (the 大结算's names), as the seat may since have been freed or taken by
-   * someone else (a player who left: N18). */
+   * someone else (a player who left: N18) — the server says which (``changed``: a
+   * newcomer of the same nickname is not "you" in the rows of a match he never played). */
   function settledName(seat: number): string {
     const s = ui.state;
     const row = (s.table.summary?.seats as Json[] | undefined)?.find((r) => r.seat === seat);
-    if (!row || row.nickname === s.table.seats[seat]?.nickname) return seatName(seat);
+    if (!row?.changed) return seatName(seat);
     return row.nickname || `${t("seat")} ${seat}`;
   }
 

@@ -213,8 +213,15 @@ def options() -> tuple[OptionSpec, ...]:
             doc=docs.get(field.name, ""), low=low, high=high,
             choices=choices.get(field.name, ()),
             applies_to=tuple(n for n, rules in presets.items() if applies(rules)),
-            seats=SEAT_OPTIONS.get(field.name), needs=NEEDS.get(field.name)))
+            seats=SEAT_OPTIONS.get(field.name), needs=_FORM_NEEDS.get(field.name)))
     return tuple(specs)
+
+
+_FORM_NEEDS: dict[str, dict[str, Any]] = {
+    **NEEDS, "xingjia_paid": {**NEEDS["xingjia_paid"], "xingjia": True}}
+"""What a form waits for before it offers an option: :data:`NEEDS`, and whether the 4th
+seat is paid only once there is a 4th seat (湖南 offers 第四座收筹 once 醒家 is ticked;
+its own rules have no 醒家, so this is no need of its rules: ``applies_to`` keeps it)."""
 
 
 def applying(rules: Ruleset) -> list[str]:

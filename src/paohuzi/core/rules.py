@@ -236,7 +236,7 @@ _DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Rules
 
 NEEDS: dict[str, dict[str, Any]] = {
     "xingjia": {"players": 3},
-    "xingjia_paid": {"players": 3, "xingjia": True},  # whether the 4th seat is paid
+    "xingjia_paid": {"players": 3},
     "set_aside": {"players": 2},
 }
 """Options that apply only while other options have these values (the 醒家/坐底 4th seat

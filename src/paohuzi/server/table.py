@@ -241,9 +241,9 @@ class Table:
     """Leaves waiting for the end of a hand to be shown (``leaving`` entries, logged so a
     restart keeps them): seat -> the leave's seq (:meth:`Runtime.leave_later
     <paohuzi.server.runtime.Runtime.leave_later>`)."""
-    names_at_end: list[tuple[str, str]] | None = None
-    """Each seat's kind and shown name when its match ended, kept once a seat changes
-    hands after it (the 大结算 still shown names who played, not who sits now)."""
+    names_at_end: list[tuple[str, str, int | None]] | None = None
+    """Each seat's kind, shown name and player when its match ended, kept once a seat
+    changes hands after it (the 大结算 still shown names who played, not who sits now)."""
     left: dict[int, tuple[int | None, bool]] = field(default_factory=dict)
     """Seats whose player left the table (``leave``/``escape`` entries marked ``frees``):
     seat -> (that player, whether by an escape). The seat stays his while the hand he
@@ -473,7 +473,8 @@ class Table:
         self.leaving.pop(seat, None)
         self.entropy.pop(seat, None)  # the next shuffle's value is the new occupant's
         if self.match.over and self.match.history and self.names_at_end is None:
-            self.names_at_end = [(s.kind, self.shown_name(i)) for i, s in enumerate(self.seats)]
+            self.names_at_end = [(s.kind, self.shown_name(i), s.player)
+                                 for i, s in enumerate(self.seats)]
         s = self.seats[seat]
         s.kind, s.player, s.nickname = kind, player, nickname
         s.tuoguan, s.timeouts, s.last_seq, s.level = False, 0, 0, None
@@ -586,10 +587,13 @@ class Table:
                         best = {"hand": self.hands_before + h.number, "points": h.points[seat],
                                 "huxi": h.result.arrangement.huxi
                                 if won and h.result.arrangement is not None else None}
-            kind, name = self.names_at_end[seat] if self.names_at_end is not None \
-                else (s.kind, self.shown_name(seat))
+            kind, name, player = self.names_at_end[seat] if self.names_at_end is not None \
+                else (s.kind, self.shown_name(seat), s.player)
             rows.append({"seat": seat, "kind": kind,  # never the account's id: public
                          "nickname": name,
+                         # the seat changed hands since (a browser names this row, not
+                         # its seat's new occupant, and never as "you")
+                         "changed": (kind, player) != (s.kind, s.player),
                          "points": self.match.points[seat], "beans": self.match_beans[seat],
                          "wins": sum(1 for h in self.match.history if h.result.winner is not None
                                      and h.players[h.result.winner] == seat),
