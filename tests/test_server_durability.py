@@ -305,3 +305,51 @@ def test_a_new_room_and_its_creator_seated_are_one_write(tmp_path):
         assert reply.status_code == 200, reply.text
         code = reply.json()["code"]
         assert storage.load_log(code)[0]["k"] == "sit"
+
+
+def test_a_restored_room_knows_which_seats_the_computer_played(tmp_path):
+    """A review: a process died with a hand over and not yet settled; its successor
+    settled it without the notes of who made each person's decisions (kept in memory),
+    so a seat the computer played all hand (托管, timeouts) gained as if its person had
+    played. The log says who decided (``act``'s ``player``/``auto``): a restored room
+    notes it again."""
+    from paohuzi.game.actions import Pass
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.server import Server
+
+    path = str(tmp_path / "game.db")
+
+    async def first_life() -> tuple[str, int]:
+        server = Server(open_storage(path), computer_processes=False)
+        players = [server.storage.create_player(f"p{s}", beans=2000)[0].id for s in range(3)]
+        table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.05})
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            seat_people(runtime, players)
+            runtime.commit({"k": "start", "seed": 7, "salt": "x"})
+            hand = table.hand
+            assert hand is not None
+            while not hand.ended:  # seat 0's every decision made by the computer
+                seat = hand.pending_seats()[0]
+                legal = hand.legal_actions(seat)
+                pick = next((a for a in legal if isinstance(a, Pass)), legal[0])
+                match_seat = table.match_seat(seat)
+                runtime.act(match_seat, pick,
+                            player=None if match_seat == 0 else players[match_seat])
+        played = runtime.computer_played(table.hand_no)
+        assert played == {0}
+        runtime.stop()  # dies before the end is shown and settled
+        server.pool.close()
+        server.storage.close()
+        return table.code, table.hand_no
+
+    code, hand_no = asyncio.run(first_life())
+    server = Server(open_storage(path), computer_processes=False)
+    try:
+        server.restore()
+        assert server.runtimes[code].computer_played(hand_no) == {0}
+    finally:
+        for runtime in server.runtimes.values():
+            runtime.stop()
+        server.pool.close()
+        server.storage.close()

@@ -928,9 +928,12 @@ class Runtime:
 
     def _note_move(self, seat: int, own: bool) -> None:
         """Note who made a decision of a person's seat in the hand now dealt."""
-        if self.table.seats[seat].kind != "human":
-            return
-        hand_no = self.table.hand_no
+        if self.table.seats[seat].kind == "human":
+            self.note_move(self.table.hand_no, seat, own)
+
+    def note_move(self, hand_no: int, seat: int, own: bool) -> None:
+        """Note who made a decision of person's seat ``seat`` in table hand ``hand_no``
+        (also from the log, when a room is restored: its ``act`` entries say)."""
         self.moves.setdefault(hand_no, {}).setdefault(seat, set()).add(own)
         for old in [h for h in self.moves if h < hand_no - 2]:
             del self.moves[old]

@@ -159,13 +159,22 @@ class Server:
     def restore_room(self, code: str, config: dict[str, Any]) -> Runtime:
         """Rebuild one table from its log (options already accepted) and serve it."""
         table = Table(code, RoomConfig.from_json(config))
+        moves: list[tuple[int, int, bool]] = []  # who decided each person's decision
         for i, entry in enumerate(self.storage.load_log(code)):
             try:
                 table.apply(entry)
             except Exception as exc:  # a bad entry must not keep the server down
                 log.error("table %s: log entry %d does not apply (%s); skipped", code, i,
                           type(exc).__name__)
+                continue
+            if entry.get("k") == "act" and table.seats[entry["seat"]].kind == "human":
+                moves.append((table.hand_no, entry["seat"], entry.get("player") is not None))
         runtime = self.runtimes[code] = Runtime(self, table)
+        # a hand the dead process left unsettled: its settlement asks whether the computer
+        # made every decision of a person's seat (托管, timeouts), as it would have there
+        for hand_no, seat, own in moves:
+            if hand_no >= table.hand_no - 2:
+                runtime.note_move(hand_no, seat, own)
         try:  # a 大结算 the process died before storing (stored once: save_match)
             runtime.record_match()
         except Exception as exc:  # the room is served all the same
