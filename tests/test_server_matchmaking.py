@@ -177,6 +177,53 @@ def test_nobody_queues_again_while_his_pass_seats_him():
     assert maker.placing == {}
 
 
+def test_a_pass_goes_on_when_seating_one_group_fails():
+    """A review: an error other than a room limit (a database error) while seating one
+    group left the pass — the later groups' people out of the queue and marked as being
+    seated for good. Now that group queues again and the pass goes on."""
+    from types import SimpleNamespace
+
+    from paohuzi.server.matchmaking import Matchmaker
+
+    storage = SQLiteStorage(":memory:")
+    records = [storage.create_player(f"p{i}")[0] for i in range(6)]
+    opened: list[str] = []
+
+    class Room:
+        lock = asyncio.Lock()
+
+        def note_level(self, seat: int, player: int) -> None:
+            pass
+
+        def schedule(self) -> None:
+            pass
+
+    class FlakyServer:
+        def __init__(self) -> None:
+            self.storage = storage
+            self.runtimes: dict[str, Any] = {}
+
+        async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+            if not opened:
+                opened.append("failed")
+                raise RuntimeError("the database went away")
+            code = f"10000{len(opened)}"
+            opened.append(code)
+            self.runtimes[code] = Room()
+            return SimpleNamespace(code=code)
+
+    maker = Matchmaker(FlakyServer(), MatchSettings(wait=0.0, distinct_addresses=False))  # type: ignore[arg-type]
+    for i, rec in enumerate(records):
+        maker.join(rec, f"10.0.0.{i}", "xinshou", "qq", now=float(i))
+    assert asyncio.run(maker.tick(now=60.0)) == 3  # the second group seated
+    assert maker.placing == {}
+    queued = sorted(maker.queue.tickets)
+    assert len(queued) == 3 and not set(queued) & set(maker.seated)  # the first queues again
+    maker.rooms.clear()  # (the stub rooms offer no seat)
+    assert asyncio.run(maker.tick(now=61.0)) == 3 and sorted(maker.seated) == \
+        sorted(r.id for r in records)
+
+
 def test_a_player_cannot_queue_twice():
     q = Queue(wait=10.0)
     q.join(ticket(1))

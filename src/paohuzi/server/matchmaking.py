@@ -765,6 +765,12 @@ class Matchmaker:
                     seated += await self._seat_group(result)
                 else:
                     seated += await self._place(result)
+            except Exception as exc:  # (a database error, say) the pass goes on
+                log.error("quick match: seating failed (%s); its people queue again",
+                          type(exc).__name__)
+                for ticket in _people(result):
+                    if ticket.player not in self.seated:
+                        self._requeue(ticket)
             finally:
                 for ticket in _people(result):
                     self.placing.pop(ticket.player, None)
