@@ -479,7 +479,11 @@ def test_a_room_shows_only_the_chosen_presets_options(browser, srv):  # noqa: F8
         page.select_option("select[name=preset]", preset["name"])
         for option in catalog["options"]:
             shown = page.is_visible(f".card-panel [name={option['key']}]")
-            applies = preset["name"] in option["applies_to"]
+            # (and while the options it needs have the preset's values: 湖南's 第四座收筹
+            # shows once its 醒家 is ticked)
+            applies = preset["name"] in option["applies_to"] and all(
+                preset["rules"].get(key) == value
+                for key, value in (option.get("needs") or {}).items())
             assert shown == applies, (preset["name"], option["key"])
         seats = page.query_selector_all("select[name^=seat]")
         assert all(s.is_visible() for s in seats) and len(seats) >= 2
