@@ -1191,7 +1191,8 @@ def test_a_room_link_opened_by_someone_new_asks_a_nickname_then_seats_him(browse
         assert layout_problems(page) == [], size
         page.fill("input[name=nickname]", f"朋友{seat}")
         page.click("[data-name=enter]")
-        page.wait_for_selector(f".waiting-room [data-name=sit-{seat}]").click()
+        page.wait_for_selector(f".waiting-room [data-name=sit-{seat}]")
+        page.click(f".waiting-room [data-name=sit-{seat}]")  # (found again if redrawn)
         host.wait_for_function(f"document.body.innerText.includes('朋友{seat}')")  # seated
         assert page.url.endswith(f"#/room/{code}")
         context.close()
