@@ -17,6 +17,7 @@ from server_util import auth, live_server, until
 pytest.importorskip("starlette")
 websockets = pytest.importorskip("websockets")
 
+from paohuzi.server.economy import STARTING_BEANS  # noqa: E402
 from paohuzi.server.matchmaking import (  # noqa: E402
     AlreadyQueued,
     Group,
@@ -329,6 +330,8 @@ def test_the_entry_minimum_is_checked_again_when_a_person_is_seated(tmp_path):
     status = mm.status(poorer)
     assert status["status"] == "refused"
     assert "needs at least 1000 beans" in status["reason"] and "you hold 500" in status["reason"]
+    assert status["words"] == {"en": status["reason"],
+                               "zh": "初级场至少需要 1000 欢乐豆才能入座，你现有 500"}
     assert mm.queue.ticket(poorer) is None
     assert asyncio.run(mm.tick(now=6.0)) == 2  # the other two, without him
     code = mm.seated[recs[0].id].code
@@ -451,6 +454,13 @@ def test_queue_requests_are_checked(srv):
     for body, status, words in cases:
         reply = http.post(url, json=body, headers=auth(tok))
         assert reply.status_code == status and words in reply.json()["error"], reply.text
+        # a player's refusal comes in every language; a hand-made request's in English
+        said = reply.json().get("words")
+        if body.get("changci") == "gaoji":
+            assert said == {"en": reply.json()["error"],
+                            "zh": f"高级场至少需要 20000 欢乐豆才能入座，你现有 {STARTING_BEANS}"}
+        else:
+            assert said is None, reply.text
     assert http.get(url, headers=auth(tok)).json() == {"status": "idle"}
     assert http.post(url, json={}).status_code == 401
     assert http.post(url, json={"changci": "xinshou", "preset": "hunan"},

@@ -66,6 +66,16 @@ class Conn:
         return await self.until(lambda m: m.get("type") == "state" and m.get("view")
                                 and m["view"].get("to_act"), timeout)
 
+    async def all_of(self, preds: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        """The first message matching each of ``preds``, whatever order they come in."""
+        deadline = time.monotonic() + timeout
+        found: dict[str, Any] = {}
+        while len(found) < len(preds):
+            msg = await self.recv(max(0.05, deadline - time.monotonic()))
+            found.update((name, msg) for name, pred in preds.items()
+                         if name not in found and pred(msg))
+        return found
+
     async def snapshot(self) -> dict[str, Any]:
         await self.send({"type": "resync", "hand": -1})
         return await self.until(lambda m: m.get("type") == "state")
@@ -168,6 +178,8 @@ def test_illegal_and_out_of_turn_actions_are_refused_unchanged(srv):
             break
         assert refused is not None, "never found a moment when the bots were to act"
         assert refused["type"] == "error" and "not your decision" in refused["message"], refused
+        # the words of the refusal in each language the browser speaks (refusals.py)
+        assert refused["words"] == {"en": refused["message"], "zh": "现在不该你操作"}, refused
         await conn.ws.close()
     asyncio.run(go())
 
@@ -281,11 +293,13 @@ def test_leaving_mid_hand_pays_the_escape_penalty(srv):
         code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600,
                          multiplier=5)
         conn = await connect(srv, code, token)
-        await conn.to_act()
+        await first_decision(conn)
         seq = await conn.send({"type": "leave"})
-        await conn.until(lambda m: m.get("seq") == seq)
-        state = await conn.until(lambda m: m.get("type") == "state" and m["view"]
-                                 and m["view"].get("result"))
+        replies = await conn.all_of({
+            "ack": lambda m: m.get("seq") == seq,
+            "end": lambda m: m.get("type") == "state" and m["view"] and m["view"].get("result")})
+        assert replies["ack"]["type"] == "ack", replies["ack"]
+        state = replies["end"]
         result = state["view"]["result"]
         seat = state["you"]
         assert result["reason"] == "escape" and result["leaver"] == seat  # match seats
@@ -299,6 +313,22 @@ def test_leaving_mid_hand_pays_the_escape_penalty(srv):
         assert me["games"] and me["games"][0]["reason"] == "escape"
         await conn.ws.close()
     asyncio.run(go())
+
+
+async def first_decision(conn: Conn, timeout: float = 60.0) -> dict[str, Any]:
+    """The first state asking this seat to decide; a hand won before it had a decision (a
+    seat with nothing to claim until someone's 胡: 0.1-0.3% of hands) is closed and the
+    next one dealt."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = await conn.seen_or_until(
+            lambda m: m.get("type") == "state" and m.get("view")
+            and (m["view"].get("to_act") or m["view"].get("result")),
+            max(0.05, deadline - time.monotonic()))
+        if state["view"].get("to_act"):
+            return state
+        conn.states.clear()  # (seen: the next hand's state comes)
+        await conn.send({"type": "next"})
 
 
 async def play_until_result(conn: Conn, timeout: float = 60.0) -> dict[str, Any]:

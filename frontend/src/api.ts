@@ -1,6 +1,8 @@
 // HTTP API and the WebSocket protocol (docs/protocol.md). No game rule lives here:
 // the server sends legal actions, views, waits and settlements.
 
+import { inMyLanguage } from "./i18n";
+
 export interface CardInfo {
   text: string;
   ascii: string;
@@ -42,17 +44,19 @@ export function forgetToken(): void {
   localStorage.removeItem(TOKEN);
 }
 
-async function call(path: string, body?: object): Promise<Json> {
+/** A request to the server's API as this browser's player; a refusal is thrown as an
+ * Error in the page's language (the server's words for it, else its English text). */
+export async function call(path: string, body?: object, method?: string): Promise<Json> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   const tok = token();
   if (tok) headers.authorization = `Bearer ${tok}`;
   const reply = await fetch(path, {
-    method: body ? "POST" : "GET",
+    method: method ?? (body ? "POST" : "GET"),
     headers,
     body: body ? JSON.stringify(body) : undefined,
   });
   const data = await reply.json();
-  if (!reply.ok) throw new Error(data.error || reply.statusText);
+  if (!reply.ok) throw new Error(inMyLanguage(data.words, data.error) || reply.statusText);
   return data;
 }
 

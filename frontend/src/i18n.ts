@@ -191,3 +191,10 @@ export function toggleLang(): void {
   localStorage.setItem("paohuzi.lang", lang);
   document.documentElement.lang = lang;
 }
+
+/** A text the server sent in every language (a refusal's ``words``: docs/protocol.md,
+ * "HTTP") in the page's language; ``fallback`` (its English) where it sent none. */
+export function inMyLanguage(words: unknown, fallback: string): string {
+  const said = words && typeof words === "object" ? (words as Record<string, unknown>)[lang] : undefined;
+  return typeof said === "string" ? said : fallback;
+}

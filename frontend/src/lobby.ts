@@ -3,9 +3,9 @@
 // comes from GET /api/presets (docs/protocol.md): nothing about the rules is written here.
 
 import "./hall.css";
-import { createRoom, me, register, SETTLEMENT_WAIT, token, type Json } from "./api";
+import { call, createRoom, me, register, SETTLEMENT_WAIT, type Json } from "./api";
 import { el } from "./cards";
-import { currentLang, t, tf } from "./i18n";
+import { currentLang, inMyLanguage, t, tf } from "./i18n";
 import { reasonWords } from "./words";
 
 type Label = { zh: string; en: string };
@@ -35,15 +35,7 @@ interface Catalog {
 
 const say = (label: Label): string => label[currentLang()];
 
-async function getJson(path: string, body?: object, method?: string): Promise<Json> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  const tok = token();
-  if (tok) headers.authorization = `Bearer ${tok}`;
-  const reply = await fetch(path, { method: method ?? (body ? "POST" : "GET"), headers, body: body ? JSON.stringify(body) : undefined });
-  const data = await reply.json();
-  if (!reply.ok) throw new Error(data.error || reply.statusText);
-  return data;
-}
+const getJson = call;
 
 /** One input for an option: a number field, a checkbox or a choice list. */
 function inputFor(spec: OptionSpec, name: string): HTMLInputElement | HTMLSelectElement {
@@ -367,7 +359,7 @@ function mountHall(root: HTMLElement, cat: Catalog, fail: (e: unknown) => void):
       }
       if (s.status === "refused") {
         // taken out of the queue unseated: he no longer meets the 场次's entry minimum
-        status.replaceChildren(el("span", { class: "refused", "data-name": "match-refused" }, String(s.reason)));
+        status.replaceChildren(el("span", { class: "refused", "data-name": "match-refused" }, inMyLanguage(s.words, String(s.reason))));
         return;
       }
       if (s.status === "waiting") {

@@ -5,7 +5,7 @@
 import { forgetToken, randomValue, TableSocket, type Json } from "./api";
 import { card, el, group, info, split } from "./cards";
 import { mountChat } from "./chat";
-import { t, tf, toggleLang, type Key } from "./i18n";
+import { inMyLanguage, t, tf, toggleLang, type Key } from "./i18n";
 import { levelBadge, settlementPanel } from "./settle";
 import { muted, play, toggleMute } from "./sound";
 import { escapeFormula, presetName, seatOutWord } from "./words";
@@ -211,7 +211,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       else if (msg.type === "welcome" && msg.room && msg.room !== code) {
         code = msg.room; // the code as the server writes it (typed with spaces...)
         history.replaceState(null, "", `#/room/${code}`);
-      } else if (msg.type === "error") showError(msg.message);
+      } else if (msg.type === "error") showError(inMyLanguage(msg.words, msg.message));
     },
     (connected) => {
       ui.connected = connected;

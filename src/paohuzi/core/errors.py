@@ -9,7 +9,14 @@ from __future__ import annotations
 
 
 class PaohuziError(ValueError):
-    """Base class of every error this package raises on bad input."""
+    """Base class of every error this package raises on bad input.
+
+    ``words``: the message in each language a player may read it in (``{"en": ...,
+    "zh": ...}``), where the server says it to a player (``paohuzi.server.refusals``);
+    ``None``: the English message alone.
+    """
+
+    words: dict[str, str] | None = None
 
 
 class CardTextError(PaohuziError):
@@ -28,6 +35,18 @@ class CardCountError(PaohuziError):
 
 class RulesetError(PaohuziError):
     """An unknown preset, an unknown option, or options that contradict each other."""
+
+
+class OutOfBounds(RulesetError):
+    """A numeric rule option outside its bounds (``field``, ``low``..``high``, ``value``).
+
+    >>> str(OutOfBounds("min_huxi", 10, 30, 99))
+    'min_huxi must be an integer 10..30, got 99'
+    """
+
+    def __init__(self, field: str, low: int, high: int, value: object) -> None:
+        self.field, self.low, self.high, self.value = field, low, high, value
+        super().__init__(f"{field} must be an integer {low}..{high}, got {value!r}")
 
 
 class MeldError(PaohuziError):

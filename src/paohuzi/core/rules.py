@@ -23,7 +23,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from paohuzi.core.errors import RulesetError
+from paohuzi.core.errors import OutOfBounds, RulesetError
 from paohuzi.core.groups import HUXI_TABLES, HuxiTable
 
 __all__ = ["BOUNDS", "HUAYANG_LEVELS", "LUZHOU_MODES", "NEEDS", "PRESETS", "Huayang", "LuzhouMode",
@@ -132,7 +132,7 @@ class Ruleset:
         for field, (low, high) in BOUNDS.items():
             value = getattr(self, field)
             if not _is_int(value) or not low <= value <= high:
-                raise RulesetError(f"{field} must be an integer {low}..{high}, got {value!r}")
+                raise OutOfBounds(field, low, high, value)
         if self.xingjia and self.players != 3:
             raise RulesetError("a 醒家 (xingjia) 4th seat needs players=3")
         if self.settlement not in _SCHEMES:

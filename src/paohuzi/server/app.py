@@ -21,6 +21,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from paohuzi.core.errors import PaohuziError
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.game.record import RecordError
 from paohuzi.players import PLAYER_NAMES
@@ -31,6 +32,7 @@ from paohuzi.server.inputs import BadInput, clean_nickname, parse_json, read_bod
 from paohuzi.server.limits import Limits
 from paohuzi.server.matchmaking import AlreadyQueued, MatchSettings, QueueError
 from paohuzi.server.protocol import CARDS, address_of, player_json, serve_socket
+from paohuzi.server.refusals import refusal, words_of
 from paohuzi.server.replays import public_record
 from paohuzi.server.roombounds import (
     Creator,
@@ -65,6 +67,16 @@ async def _json_body(request: Request, limits: Limits) -> dict[str, Any]:
 _PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 """What a public game id looks like (storage.new_public_id)."""
 
+
+TOO_MANY_ZH = {
+    "new players from your address": "从你的网络地址注册新玩家",
+    "rooms created by your account": "你的账号创建房间",
+    "rooms created from your address": "从你的网络地址创建房间",
+    "room lookups from your address": "从你的网络地址查房间",
+    "replays from your address": "从你的网络地址看回放",
+    "quick-match requests by your account": "你的账号快速匹配",
+}
+"""The Chinese of each request counted by a rate bound (a player's refusal words)."""
 
 QUICK_OPTIONS = ("rules", "timer", "grace", "bot_delay", "next_delay", "claim_window", "base",
                  "multiplier", "escape_bonus", "xingjia", "hands", "changci")
@@ -145,13 +157,20 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             raise PermissionError("unknown or missing player token")
         return rec
 
-    def error(status: int, message: str) -> JSONResponse:
+    def error(status: int, refused: str | BaseException) -> JSONResponse:
+        """The answer to a refused request: its English text, and where it is a player's
+        refusal (refusals.py) its words in every language."""
         # a body refused unread (413, 408) leaves the connection useless: close it
         headers = {"connection": "close"} if status in (408, 413) else None
-        return JSONResponse({"error": message}, status_code=status, headers=headers)
+        body: dict[str, Any] = {"error": str(refused)}
+        said = words_of(refused) if isinstance(refused, BaseException) else None
+        if said is not None:
+            body["words"] = said
+        return JSONResponse(body, status_code=status, headers=headers)
 
     def too_many(what: str) -> JSONResponse:
-        return error(429, f"too many {what} in a short time: wait a little and try again")
+        return error(429, refusal(PaohuziError, "too_many_requests", what=what,
+                                  what_zh=TOO_MANY_ZH[what]))
 
     async def new_player(request: Request) -> Response:
         if not server.allow("players_per_address", address_of(request)):
@@ -163,7 +182,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
                 raise BadInput(f"unknown field(s): {', '.join(unknown)[:200]}; known: nickname")
             nickname = clean_nickname(data.get("nickname"))
         except BadInput as exc:
-            return error(exc.status, str(exc))
+            return error(exc.status, exc)
         rec, token = server.storage.create_player(nickname, beans=STARTING_BEANS)
         return JSONResponse({"player": player_json(rec), "token": token})
 
@@ -171,7 +190,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         try:
             rec = authed(request)
         except PermissionError as exc:
-            return error(401, str(exc))
+            return error(401, exc)
         return JSONResponse({"player": player_json(rec),
                              "games": server.storage.games_of(rec.id)})
 
@@ -179,7 +198,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         try:
             rec = authed(request)
         except PermissionError as exc:
-            return error(401, str(exc))
+            return error(401, exc)
         if not server.allow("rooms_per_account", str(rec.id)):
             return too_many("rooms created by your account")
         if not server.allow("rooms_per_address", address_of(request)):
@@ -198,13 +217,13 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             table = await server.open_room(
                 options, Creator(rec.id, address_key(address_of(request))), sat)
         except BadInput as exc:
-            return error(exc.status, str(exc))
+            return error(exc.status, exc)
         except EntryRefused as exc:
-            return error(403, str(exc))
+            return error(403, exc)
         except RoomLimitError as exc:
-            return error(exc.status, str(exc))
+            return error(exc.status, exc)
         except TableError as exc:
-            return error(400, str(exc))
+            return error(400, exc)
         if seat is None:
             return JSONResponse({"code": table.code, "config": table.config.to_json()})
         runtime = server.runtimes[table.code]
@@ -262,7 +281,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         runtime = server.find_room(code)
         if runtime is None:
             return await elsewhere(request, normal_room_code(code)) or error(
-                404, f"room not found: no open room {code[:40]!r}")
+                404, refusal(PaohuziError, "room_not_found", code=code[:40]))
         t = runtime.table
         return JSONResponse({"code": t.code, "config": t.config.to_json(),
                              "seats": [{"kind": s.kind, "nickname": s.nickname,
@@ -293,7 +312,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
                     return JSONResponse(rules_doc(RoomConfig.from_json(stored).ruleset))
             except TableError:
                 pass
-        return error(404, f"room not found: no open room {code[:40]!r}")
+        return error(404, refusal(PaohuziError, "room_not_found", code=code[:40]))
 
     def readable_game(request: Request) -> tuple[str, StoredGame, bool] | JSONResponse:
         """The game a request names if the requester may read it (its players always;
@@ -368,18 +387,18 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         try:
             by, limit = hall.leaderboard_query(dict(request.query_params))
         except BadInput as exc:
-            return error(exc.status, str(exc))
+            return error(exc.status, exc)
         return JSONResponse(hall.leaderboard_json(server.storage.leaderboard(by, limit), by))
 
     async def relief(request: Request) -> Response:
         try:
             rec = authed(request)
         except PermissionError as exc:
-            return error(401, str(exc))
+            return error(401, exc)
         try:
             beans = hall.claim_relief(server.storage, rec)
         except EconomyError as exc:
-            return error(409, str(exc))
+            return error(409, exc)
         return JSONResponse({"beans": beans, "relief": beans - max(0, rec.beans)})
 
     async def hall_info(request: Request) -> Response:
@@ -393,7 +412,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         try:
             rec = authed(request)
         except PermissionError as exc:
-            return error(401, str(exc))
+            return error(401, exc)
         mm = server.matchmaker
         if request.method == "GET":
             return JSONResponse(mm.status(rec.id))
@@ -402,8 +421,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         if not server.allow("rooms_per_account", str(rec.id)):
             return too_many("quick-match requests by your account")
         if not server.room_for_more():  # full, and no room could end to make space
-            return error(ServerFull.status, f"the server is full ({len(server.runtimes)} "
-                         "rooms open): try again later")
+            return error(ServerFull.status,
+                         refusal(ServerFull, "server_full", rooms=len(server.runtimes)))
         try:
             data = await _json_body(request, bounds)
             unknown = sorted(set(data) - {"changci", "preset"})
@@ -413,9 +432,9 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             return JSONResponse(mm.join(rec, address_of(request), data.get("changci"),
                                         data.get("preset", "qq")))
         except BadInput as exc:
-            return error(exc.status, str(exc))
+            return error(exc.status, exc)
         except EntryRefused as exc:
-            return error(403, str(exc))
+            return error(403, exc)
         except QueueError as exc:
             return error(409 if isinstance(exc, AlreadyQueued) else 400, str(exc))
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paohuzi.core.errors import PaohuziError
+from paohuzi.server.refusals import refusal
 
 __all__ = ["CHANGCI", "COMPUTER_RANK", "DEFAULT_CHANGCI", "RELIEF", "RELIEF_BELOW",
            "STARTING_BEANS", "Changci", "EconomyError", "EntryRefused", "ReliefRefused", "changci",
@@ -89,8 +90,8 @@ def check_entry(tier: Changci, beans: int) -> None:
 sit; you hold 300
     """
     if beans < tier.entry:
-        raise EntryRefused(f"{tier.title} ({tier.english}) needs at least {tier.entry} beans "
-                           f"to sit; you hold {beans}")
+        raise refusal(EntryRefused, "entry_minimum", title=tier.title, english=tier.english,
+                      entry=tier.entry, beans=beans)
 
 
 def pay(owed: list[int], balances: list[int | None]) -> list[int]:

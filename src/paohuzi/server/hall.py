@@ -37,6 +37,7 @@ from paohuzi.server.economy import (
 )
 from paohuzi.server.inputs import BadInput
 from paohuzi.server.levels import level_of, levels
+from paohuzi.server.refusals import refusal
 from paohuzi.server.rulesdoc import DI_NAMES
 from paohuzi.server.storage import PlayerRecord, Storage
 from paohuzi.server.table import HANDS, STAKES, TIMINGS
@@ -138,13 +139,11 @@ def claim_relief(storage: Storage, player: PlayerRecord, now: float | None = Non
     """Give ``player`` the daily relief; his new balance. :class:`ReliefRefused` when he
     holds :data:`RELIEF_BELOW` beans or more, or had it this UTC day."""
     if player.beans >= RELIEF_BELOW:
-        raise ReliefRefused(f"the relief is for players holding under {RELIEF_BELOW} beans; "
-                            f"you hold {player.beans}")
+        raise refusal(ReliefRefused, "relief_not_due", below=RELIEF_BELOW, beans=player.beans)
     day = utc_day(now)
     beans = storage.claim_relief(player.id, day, RELIEF_BELOW, RELIEF)
     if beans is None:
-        raise ReliefRefused(f"you had today's relief already ({day}, UTC); the next one "
-                            "from 00:00 UTC")
+        raise refusal(ReliefRefused, "relief_taken", day=day)
     return beans
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
 
+from paohuzi.server.refusals import refusal
 from paohuzi.server.table import TableError
 
 __all__ = ["MAX_DEPTH", "MAX_NICKNAME", "BadInput", "check_text", "check_visible",
@@ -208,6 +209,10 @@ vowels) while their categories pass: they would hide a name or a reserved prefix
 (Wide and no-break spaces are white space: folded into one plain space.)"""
 
 
+_WHAT_ZH = {"nickname": "昵称", "rules: name": "规则名称"}
+"""The Chinese of :func:`check_visible`'s ``what`` (a player's refusal words)."""
+
+
 def check_visible(text: str, what: str, spaces: str = "") -> None:
     """Refuse (:class:`BadInput`) text shown to other people that holds control, bidi or
     zero-width characters, lone surrogates, private-use or unassigned characters, blank
@@ -222,14 +227,15 @@ def check_visible(text: str, what: str, spaces: str = "") -> None:
     for ch in text:
         category = unicodedata.category(ch)
         if category in _BANNED_CATEGORIES and ch not in spaces:
-            raise BadInput(f"{what} holds {_BANNED_CATEGORIES[category]} "
-                           f"(U+{ord(ch):04X}); use visible characters")
+            raise refusal(BadInput, "text_hidden_character", what=what,
+                          what_zh=_WHAT_ZH.get(what, what), code=f"{ord(ch):04X}",
+                          kind=_BANNED_CATEGORIES[category])
         if ch in BLANK_LOOKALIKES:
-            raise BadInput(f"{what} holds a blank character (U+{ord(ch):04X}); use "
-                           "visible characters")
+            raise refusal(BadInput, "text_blank_character", what=what,
+                          what_zh=_WHAT_ZH.get(what, what), code=f"{ord(ch):04X}")
     if text and unicodedata.category(text.lstrip()[:1] or "a") in ("Mn", "Me"):
-        raise BadInput(f"{what} starts with a combining mark; start with a visible "
-                       "character")
+        raise refusal(BadInput, "text_combining_start", what=what,
+                      what_zh=_WHAT_ZH.get(what, what))
 
 
 def clean_nickname(value: Any) -> str:
@@ -244,8 +250,7 @@ def clean_nickname(value: Any) -> str:
     check_visible(text, "nickname", spaces=" \t\n")
     text = " ".join(text.split())
     if len(text) > MAX_NICKNAME:
-        raise BadInput(f"nickname too long: at most {MAX_NICKNAME} characters")
+        raise refusal(BadInput, "nickname_too_long", most=MAX_NICKNAME)
     if reserved_fold(text).startswith(RESERVED_PREFIXES):
-        raise BadInput("nicknames starting with 电脑/computer are kept for computer "
-                       "players")
+        raise refusal(BadInput, "nickname_kept")
     return text or "玩家"

@@ -47,6 +47,7 @@ from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.players import PLAYER_NAMES
 from paohuzi.server.economy import EconomyError, EntryRefused, changci, check_entry
 from paohuzi.server.hall import Census, hall_counts
+from paohuzi.server.refusals import refusal, words, words_of
 from paohuzi.server.roombounds import Creator, RoomLimitError, TooManyOpenRooms, address_key
 
 if TYPE_CHECKING:
@@ -71,7 +72,26 @@ class QueueError(PaohuziError):
     """A quick-match request refused (its message names what was wrong)."""
 
 
-BEING_SEATED = "you are being seated at a quick-match table: a moment"
+BEING_SEATED = words("being_seated")["en"]
+
+
+def _reason_json(reason: str) -> dict[str, Any]:
+    """A refusal kept as the JSON of its words (:meth:`Matchmaker.refuse`) as a status
+    tells it: ``reason`` in English and ``words`` in every language (an older process's
+    plain English text: the reason alone)."""
+    try:
+        said = json.loads(reason)
+    except ValueError:
+        said = None
+    if not isinstance(said, dict) or not isinstance(said.get("en"), str):
+        return {"reason": reason}
+    return {"reason": said["en"], "words": said}
+
+
+def already_queued(ticket: Ticket) -> AlreadyQueued:
+    """The refusal of a second place in the queue (``ticket``: the one he holds)."""
+    return refusal(AlreadyQueued, "already_queued", title=changci(ticket.changci).title,
+                   preset=ticket.preset)
 
 
 class AlreadyQueued(QueueError):
@@ -194,8 +214,7 @@ class Queue:
         """Queue ``ticket``; :class:`AlreadyQueued` if its player is queued already."""
         old = self.tickets.get(ticket.player)
         if old is not None:
-            raise AlreadyQueued(f"you are already in the quick-match queue "
-                                f"({changci(old.changci).title}, {old.preset}): leave it first")
+            raise already_queued(old)
         self.tickets[ticket.player] = ticket
         bisect.insort(self._by_rating.setdefault(ticket.key, []),
                       (ticket.rating, ticket.since, ticket.player))
@@ -435,11 +454,10 @@ class SharedQueue:
                          args=[ticket.to_json(), int(self.ttl * 1000), ticket.since,
                                ticket.player])
         if old is not None and not old:
-            raise AlreadyQueued(BEING_SEATED)
+            raise refusal(AlreadyQueued, "being_seated")
         if old:
             was = Ticket.from_json(old)
-            raise AlreadyQueued(f"you are already in the quick-match queue "
-                                f"({changci(was.changci).title}, {was.preset}): leave it first")
+            raise already_queued(was)
         self.local.add(ticket.player)
 
     def leave(self, player: int) -> Ticket | None:
@@ -677,7 +695,7 @@ class Matchmaker:
                              f"{str(preset)[:24]!r}")
         check_entry(tier, rec.beans)
         if rec.id in self.placing:
-            raise AlreadyQueued(BEING_SEATED)
+            raise refusal(AlreadyQueued, "being_seated")
         ticket = Ticket(rec.id, rec.nickname, address, rec.rating_mu - 3 * rec.rating_sigma,
                         tier.key, preset, self.clock() if now is None else now)
         self.queue.join(ticket)
@@ -714,7 +732,7 @@ class Matchmaker:
         if seated is not None:
             return seated.to_json()
         if reason is not None:
-            return {"status": "refused", "reason": reason}
+            return {"status": "refused", **_reason_json(reason)}
         return {"status": "idle"}
 
     def hall(self) -> list[dict[str, Any]]:
@@ -822,7 +840,7 @@ class Matchmaker:
         try:
             check_entry(changci(ticket.changci), rec.beans if rec is not None else 0)
         except EntryRefused as exc:
-            reason = str(exc)
+            reason = json.dumps(words_of(exc) or {"en": str(exc)}, ensure_ascii=False)
         else:
             return False
         self.seated.pop(ticket.player, None)

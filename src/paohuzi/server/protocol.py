@@ -37,6 +37,7 @@ from paohuzi.server.messages import (
     seq_of,
 )
 from paohuzi.server.quickchat import phrase
+from paohuzi.server.refusals import refusal, words_of
 from paohuzi.server.roombounds import room_address
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.server import Server, normal_room_code
@@ -68,9 +69,19 @@ def player_json(rec: PlayerRecord) -> dict[str, Any]:
 
 # ---- one handler per message type ----------------------------------------------------
 
+def error_message(exc: BaseException, seq: int | None) -> dict[str, Any]:
+    """The error answering message ``seq``: its English text, and where it is a player's
+    refusal (refusals.py) its words in every language."""
+    reply: dict[str, Any] = {"type": "error", "seq": seq, "message": str(exc)}
+    said = words_of(exc)
+    if said is not None:
+        reply["words"] = said
+    return reply
+
+
 def _seated(client: Client) -> int:
     if client.seat is None:
-        raise TableError("you do not sit at this table")
+        raise refusal(TableError, "not_seated")
     return client.seat
 
 
@@ -292,7 +303,7 @@ async def _apply(runtime: Runtime, client: Client, msg: Message,
             if ack.sent:  # refused after it was logged: a defect, not the player's error
                 raise
             _count_seq(runtime, client, msg.seq)
-            return {"type": "error", "seq": msg.seq, "message": str(exc)}
+            return error_message(exc, msg.seq)
         _count_seq(runtime, client, msg.seq)
         if changed:
             runtime.schedule()
@@ -432,8 +443,8 @@ async def _receive(runtime: Runtime, client: Client) -> None:
             await client.close_soon(1009)  # (a 1013 already closing it wins)
             return
         if count > RATE_PER_SECOND or budget == "refuse":
-            await client.send_now({"type": "error", "seq": seq_of(raw),
-                                   "message": "too many messages: slow down"})
+            await client.send_now(error_message(
+                refusal(PaohuziError, "too_many_messages"), seq_of(raw)))
             continue
         try:
             msg = parse_message(raw)

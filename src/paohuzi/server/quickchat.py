@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from paohuzi.server.limits import RateLimiter
+from paohuzi.server.refusals import refusal
 from paohuzi.server.table import TableError
 
 __all__ = ["CHAT_RATE", "EMOTES", "PHRASES", "ChatLimiter", "ChatRefused", "catalog",
@@ -93,4 +94,4 @@ class ChatLimiter:
         allowed = self._shared.allow(key) if self._shared is not None \
             else self._limiter.allow(key, now)
         if not allowed:
-            raise ChatRefused("too many quick phrases: wait a few seconds")
+            raise refusal(ChatRefused, "too_many_phrases")

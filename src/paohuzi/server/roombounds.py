@@ -58,6 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from paohuzi.core.errors import PaohuziError
+from paohuzi.server.refusals import refusal
 
 __all__ = ["IPV6_ROOM_PREFIX", "Creator", "LiveRoom", "RoomCaps", "RoomLimitError",
            "ServerFull", "SpareRoom", "TooManyOpenRooms", "address_key", "room_address",
@@ -191,8 +192,13 @@ def _make_space(spare: Sequence[SpareRoom], needed: int, ending: list[str],
     chosen = sorted((r for r in spare if r.code not in ending),
                     key=lambda r: (not r.unjoined, -r.idle))
     if len(chosen) < needed:
-        raise ServerFull(f"the server is full ({total} rooms open): try again later")
+        raise refusal(ServerFull, "server_full", rooms=total)
     return [r.code for r in chosen[:needed]]
+
+
+_ZH = {"your account": "你的账号", "your address": "你的网络地址",
+       "nobody else has joined": "（都还没有别人加入）", "created from it": "（从这个地址创建）"}
+"""The Chinese of :func:`_over`'s ``who`` and ``which``."""
 
 
 def _over(counted: list[LiveRoom], cap: int, ending: list[str], who: str,
@@ -205,8 +211,7 @@ def _over(counted: list[LiveRoom], cap: int, ending: list[str], who: str,
         return []
     idle = [r.code for r in left if not r.connected and not r.joined]
     if len(idle) < excess:
-        rooms = "room" if len(left) == 1 else "rooms"
-        raise TooManyOpenRooms(
-            f"too many open rooms: {who} has {len(left)} {rooms} {which}, each with someone "
-            "connected or a match with other people; leave one of them and try again")
+        raise refusal(TooManyOpenRooms, "too_many_open_rooms", who=who, open=len(left),
+                      rooms="room" if len(left) == 1 else "rooms", which=which,
+                      who_zh=_ZH[who], which_zh=_ZH[which])
     return idle[:excess]

@@ -27,6 +27,7 @@ from paohuzi.server.delivery import DECISION_PAD, Delivery, Frame
 from paohuzi.server.economy import check_entry
 from paohuzi.server.levels import level_of
 from paohuzi.server.presence import PRESENCE_ENTRIES, Seating, presence_json
+from paohuzi.server.refusals import refusal
 from paohuzi.server.table import Table, TableError
 from paohuzi.server.views import Body
 
@@ -187,7 +188,7 @@ class Runtime:
         t = self.table
         in_hand = t.hand is not None and not t.hand.ended
         if (self.delivery.pending or in_hand) and not self.decision_open(seat):
-            raise TableError("it is not your decision now")
+            raise refusal(TableError, "not_your_decision")
 
     def mask(self, start: float, end: float, seat: int | None = None) -> None:
         """Hold what the room's connections (``seat``'s only, if given) send from

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from paohuzi.core.errors import PaohuziError
+from paohuzi.core.errors import OutOfBounds, PaohuziError
+from paohuzi.core.options import label_of
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.core.settlement import beans_of
 from paohuzi.core.solver import waits
@@ -47,6 +48,7 @@ from paohuzi.server.fairness import (
     parse_value,
 )
 from paohuzi.server.names import computer_name
+from paohuzi.server.refusals import refusal
 from paohuzi.server.views import (
     NO_EVENTS,
     Body,
@@ -117,6 +119,10 @@ class RoomConfig:
             rules = Ruleset.from_json(rules_in)
             if overrides:
                 rules = rules.replace(**overrides)
+        except OutOfBounds as exc:  # a number the room form lets a player type
+            raise refusal(TableError, "option_range", key=exc.field,
+                          key_zh=label_of(exc.field)["zh"], low=exc.low, high=exc.high,
+                          value=repr(exc.value)) from None
         except PaohuziError as exc:
             raise TableError(f"rules: {exc}") from None
         hands = data.get("hands", 0)
@@ -191,7 +197,8 @@ def _check_stakes(rules: Ruleset) -> None:
     for key, (low, high) in STAKES.items():
         value = getattr(rules, key)
         if not low <= value <= high:
-            raise TableError(f"rules: {key} must be an integer {low}..{high}, got {value}")
+            raise refusal(TableError, "option_range", key=key, key_zh=label_of(key)["zh"],
+                          low=low, high=high, value=value)
     if not 1 <= len(rules.name) <= MAX_RULES_NAME:
         raise TableError(f"rules: name must be 1..{MAX_RULES_NAME} characters")
     # shown to every seat and spectator, as a nickname is: held to the same characters
@@ -340,14 +347,14 @@ class Table:
         protocol the room's, and what a seat is refused must not tell what others decide.
         """
         if self.hand is None or self.hand.ended:
-            raise TableError("no hand in progress")
+            raise refusal(TableError, "no_hand")
         hand_seat = self.hand_seat(match_seat)
         if hand_seat is None:
-            raise TableError("you sit this hand out (醒家)")
+            raise refusal(TableError, "sitting_out")
         legal = self.hand.legal_actions(hand_seat)
         if not legal:
             # said the same way whatever the others are deciding (nothing hidden in it)
-            raise TableError("it is not your decision now")
+            raise refusal(TableError, "not_your_decision")
         if not self.hand.can(hand_seat, action):
             raise TableError(_refusal(self.hand, hand_seat, action, legal))
 
@@ -375,10 +382,10 @@ class Table:
         if seat.kind != "human":
             raise TableError(f"seat {match_seat} is a computer seat")
         if seat.player is not None and seat.player != player_id:
-            raise TableError(f"seat {match_seat} is taken")
+            raise refusal(TableError, "seat_taken", seat=match_seat)
         other = self.seat_of_player(player_id)
         if other is not None and other != match_seat:
-            raise TableError(f"you already sit at seat {other}")
+            raise refusal(TableError, "already_seated", seat=other)
 
     # ---- applying log entries (deterministic) --------------------------------------
 
