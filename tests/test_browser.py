@@ -294,6 +294,19 @@ def test_three_people_play_one_room(browser, srv):
         c.close()
 
 
+def sent_once(page: Any, sent: list[dict[str, Any]], kind: str,
+              timeout_ms: int = 5000) -> list[dict[str, Any]]:
+    """The messages of ``kind`` the page sent to a mock socket, once at least one has come
+    (a message reaches the socket's handler only while Playwright runs a call: waited
+    for, not slept on)."""
+    for _ in range(timeout_ms // 50):
+        found = [m for m in sent if m.get("type") == kind]
+        if found:
+            return found
+        page.wait_for_timeout(50)
+    raise AssertionError(f"no {kind!r} message sent: {sent}")
+
+
 def _mock_table_messages(*more: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """A welcome and a state built by the engine for the §4.3 second example: seat 1 holds
     小1, 小2×2, 小3×2, 小4, 大2×2 and the dealer's 二 is shown; ``more``: seat 1's next
@@ -379,9 +392,8 @@ def test_bi_picker_waits_hint_and_english_toggle(browser, srv):
     shot(page, "bi-picker-desktop")
     choice = options[1].get_attribute("data-action")
     options[1].click()
-    page.wait_for_timeout(200)
-    acts = [m for m in sent if m.get("type") == "act"]
-    assert acts and acts[-1]["action"] == choice
+    acts = sent_once(page, sent, "act")
+    assert acts[-1]["action"] == choice
     # answered: the page offers the decision no more until the server shows a new state
     assert page.query_selector("[data-name=chi]") is None
     # English on the table

@@ -59,12 +59,20 @@ class Conn:
             if pred(msg):
                 return msg
 
-    async def to_act(self, timeout: float = 15.0) -> dict[str, Any]:
-        last = self.states[-1] if self.states else None
-        if last is not None and last.get("view") and last["view"].get("to_act"):
-            return last
-        return await self.until(lambda m: m.get("type") == "state" and m.get("view")
-                                and m["view"].get("to_act"), timeout)
+    async def to_act(self, timeout: float = 60.0) -> dict[str, Any]:
+        """The first state asking this seat to decide (the last one received, if it
+        does); a hand won before the seat had a decision (a seat with nothing to claim
+        until someone's 胡: 0.1-0.3% of hands) is closed and the next one dealt."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = await self.seen_or_until(
+                lambda m: m.get("type") == "state" and m.get("view")
+                and (m["view"].get("to_act") or m["view"].get("result")),
+                max(0.05, deadline - time.monotonic()))
+            if state["view"].get("to_act"):
+                return state
+            self.states.clear()  # (seen: the next hand's state comes)
+            await self.send({"type": "next"})
 
     async def all_of(self, preds: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
         """The first message matching each of ``preds``, whatever order they come in."""
@@ -293,7 +301,7 @@ def test_leaving_mid_hand_pays_the_escape_penalty(srv):
         code = srv.quick(token, level="heuristic", bot_delay=0, timer=60, next_delay=600,
                          multiplier=5)
         conn = await connect(srv, code, token)
-        await first_decision(conn)
+        await conn.to_act()
         seq = await conn.send({"type": "leave"})
         replies = await conn.all_of({
             "ack": lambda m: m.get("seq") == seq,
@@ -313,22 +321,6 @@ def test_leaving_mid_hand_pays_the_escape_penalty(srv):
         assert me["games"] and me["games"][0]["reason"] == "escape"
         await conn.ws.close()
     asyncio.run(go())
-
-
-async def first_decision(conn: Conn, timeout: float = 60.0) -> dict[str, Any]:
-    """The first state asking this seat to decide; a hand won before it had a decision (a
-    seat with nothing to claim until someone's 胡: 0.1-0.3% of hands) is closed and the
-    next one dealt."""
-    deadline = time.monotonic() + timeout
-    while True:
-        state = await conn.seen_or_until(
-            lambda m: m.get("type") == "state" and m.get("view")
-            and (m["view"].get("to_act") or m["view"].get("result")),
-            max(0.05, deadline - time.monotonic()))
-        if state["view"].get("to_act"):
-            return state
-        conn.states.clear()  # (seen: the next hand's state comes)
-        await conn.send({"type": "next"})
 
 
 async def play_until_result(conn: Conn, timeout: float = 60.0) -> dict[str, Any]:

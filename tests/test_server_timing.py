@@ -250,11 +250,13 @@ def test_a_seat_with_an_option_cannot_tell_whether_another_still_decides(srv):
                       think=0.0 if s == 0 else 0.15) for s in range(3)]
 
     async def play() -> None:
-        await asyncio.gather(*(b.play(2, timeout=150) for b in bots))
+        # four hands: a seat has no card only it may take in 5-15% of hands (everyone
+        # passing), and none another may take too in some: two hands missed one in ~1%
+        await asyncio.gather(*(b.play(4, timeout=300) for b in bots))
 
     asyncio.run(play())
     found: dict[bool, list[int]] = {True: [], False: []}
-    for hand_no, record in enumerate(srv.server.storage.games_in_room(code)[:2], start=1):
+    for hand_no, record in enumerate(srv.server.storage.games_in_room(code)[:4], start=1):
         hand_seat = record["match_seats"].index(0)
         shown = {c.event: c for c in replayed(record, hand_seat)[1]}
         for key, counts in _messages_before_outcome(bots[0], shown, hand_seat,
@@ -330,8 +332,8 @@ def test_a_decision_is_acknowledged_before_the_engine_goes_on(srv, monkeypatch):
     may claim stops), and so does its time: the ack came after that work, ~0.4 ms later
     when nobody could claim (benchmarks/ack_timing.py: AUC 0.73 between the classes).
     Now it reaches the decider before the engine applies the decision: here the engine
-    is held 20 ms before each of the seat's decisions, and the ack must have arrived
-    by then."""
+    is held 100 ms before each of the seat's decisions, and the ack must have arrived
+    by then (20 ms was one scheduling stall of the client's thread from failing)."""
     import threading
 
     from paohuzi.server.table import Table
@@ -343,7 +345,7 @@ def test_a_decision_is_acknowledged_before_the_engine_goes_on(srv, monkeypatch):
     def held_apply(self: Table, entry: dict[str, Any]) -> None:
         if entry.get("k") == "act" and entry.get("player") is not None:
             server_thread.append(threading.current_thread())
-            time.sleep(0.02)
+            time.sleep(0.1)
             applied_at[entry["seq"]] = time.monotonic()
         apply(self, entry)
 
@@ -427,9 +429,9 @@ def test_a_worker_process_that_dies_does_not_stop_the_table(srv):
     assert now and not set(now) & set(killed)
 
 
-HANDS_ANSWERED_BY_TWO = 8
+HANDS_ANSWERED_BY_TWO = 12
 """Hands played so that some card is answered by both computers (4 such cards in 6
-hands when measured: none in 8 hands about once in 200 runs)."""
+hands when measured: none in 8 hands about once in 200 runs, so 12)."""
 
 
 def test_a_computer_answers_a_claim_within_the_claim_window(tmp_path, monkeypatch):
@@ -459,7 +461,7 @@ def test_a_computer_answers_a_claim_within_the_claim_window(tmp_path, monkeypatc
         code = srv.quick(token, level="hard", bot_delay=0, timer=30, next_delay=0,
                          claim_window=window)
         bot = BotClient(srv.ws_url(code), token, seat=0, keep_messages=False)
-        asyncio.run(bot.play(HANDS_ANSWERED_BY_TWO, timeout=300))
+        asyncio.run(bot.play(HANDS_ANSWERED_BY_TWO, timeout=450))
     claims = [(card, deadline) for discarding, card, deadline in asked if not discarding]
     assert claims and all(deadline is None for discarding, _, deadline in asked
                           if discarding)
@@ -561,7 +563,9 @@ def test_computers_claim_answers_are_applied_when_the_window_says(tmp_path, monk
     assert answered, "no computer answered a claim"
     for key, at in answered:  # an answer that came after the first time: at the second
         times = (shown[key] + window - CLAIM_ANSWER_MARGIN, shown[key] + window)
-        assert any(due - 0.001 <= at <= due + 0.05 for due in times), (key, at - shown[key])
+        # never before its time; after it by the event loop's lag at most (a loaded
+        # machine's reached 50 ms)
+        assert any(due - 0.001 <= at <= due + 0.25 for due in times), (key, at - shown[key])
 
 
 def test_a_claim_answer_holds_only_the_answering_seats_connections(srv, monkeypatch):
