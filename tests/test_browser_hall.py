@@ -105,7 +105,7 @@ def test_one_who_no_longer_meets_the_entry_minimum_is_told_why(tmp_path):
             page.click("[data-name=match-chuji]")
             refused = page.wait_for_selector("[data-name=match-refused]", timeout=10_000)
             # in the page's language (a Chinese page showed the server's English)
-            assert "初级场至少需要 1000 欢乐豆才能入座，你现有 500" in refused.inner_text()
+            assert "初级场入场至少需要 1000 欢乐豆，你现有 500 欢乐豆" in refused.inner_text()
             assert "#/room/" not in page.url
             assert not any(rt.table.seat_of_player(1) is not None
                            for rt in srv.server.runtimes.values())

@@ -1298,7 +1298,7 @@ def test_lobby_refusals_in_view_new_pages_at_their_top_and_the_link_copied_over_
     page.click("[data-name=create]")
     page.wait_for_function("document.querySelector('.errors').textContent.length > 0")
     # the refusal in the page's language (the server's English was shown on a Chinese page)
-    assert page.inner_text(".errors") == "胡息起胡须为 10 到 30 的整数，填的是 99"
+    assert page.inner_text(".errors") == "“胡息起胡”应为 10 到 30 之间的整数，当前为 99"
     box = page.evaluate("""() => { const r = document.querySelector('.errors')
         .getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }""")
     assert box[1] > 0 and box[0] < box[2], box  # on the screen
@@ -1468,21 +1468,35 @@ def test_a_hostile_room_link_without_a_nickname_stays_on_the_screen(browser, srv
 
 def test_a_table_refusal_shows_in_the_pages_language(browser, srv):  # noqa: F811
     """A refusal at the table (the server's error message, as protocol.error_message
-    writes it) in the page's language: a Chinese page showed the server's English."""
+    writes it) in the page's language: a Chinese page showed the server's English, and
+    the next message's redraw wiped it at once. It stays over redraws; a refusal of a
+    shuffle value the page sent by itself (after the deal, from a second tab) is not
+    shown: the player did nothing."""
+    from paohuzi.server.fairness import EntropyError
     from paohuzi.server.protocol import error_message
     from paohuzi.server.refusals import refusal
     from paohuzi.server.table import TableError
 
     refused = error_message(refusal(TableError, "seat_taken", seat=2), 9)
     welcome, state = _mock_table_messages()
+    state["next_shuffle"] = {"hand": 2, "commitment": "ab" * 32, "sent": False}
     for lang, said in (("zh", "2 号座位已有人"), ("en", "seat 2 is taken")):
         context = phone(browser, SMALL_PHONES["568x320"])
         context.add_init_script(f"localStorage.setItem('paohuzi.lang', '{lang}')")
         enter(context.new_page(), srv.base, "拒绝")
         sockets: list[Any] = []
-        page = show_mock(context, srv.base, welcome, state, sockets)
+        sent: list[dict[str, Any]] = []
+        page = show_mock(context, srv.base, welcome, state, sockets, sent)
         page.wait_for_selector(".in-play-box .shown-by")
+        value = sent_once(page, sent, "entropy")[0]
+        late = error_message(EntropyError("no shuffle is open for hand 2"), value["seq"])
+        sockets[0].send(json.dumps(late, ensure_ascii=False))
+        page.wait_for_timeout(300)
+        assert page.inner_text(".errors") == ""  # (nobody's doing)
         sockets[0].send(json.dumps(refused, ensure_ascii=False))
         page.wait_for_function("document.querySelector('.errors').textContent.length > 0")
+        assert page.inner_text(".errors") == said
+        sockets[0].send(json.dumps({**state, "n": 6}, ensure_ascii=False))  # a redraw
+        page.wait_for_timeout(300)
         assert page.inner_text(".errors") == said
         context.close()

@@ -331,7 +331,7 @@ def test_the_entry_minimum_is_checked_again_when_a_person_is_seated(tmp_path):
     assert status["status"] == "refused"
     assert "needs at least 1000 beans" in status["reason"] and "you hold 500" in status["reason"]
     assert status["words"] == {"en": status["reason"],
-                               "zh": "初级场至少需要 1000 欢乐豆才能入座，你现有 500"}
+                               "zh": "初级场入场至少需要 1000 欢乐豆，你现有 500 欢乐豆"}
     assert mm.queue.ticket(poorer) is None
     assert asyncio.run(mm.tick(now=6.0)) == 2  # the other two, without him
     code = mm.seated[recs[0].id].code
@@ -457,8 +457,9 @@ def test_queue_requests_are_checked(srv):
         # a player's refusal comes in every language; a hand-made request's in English
         said = reply.json().get("words")
         if body.get("changci") == "gaoji":
+            beans = STARTING_BEANS
             assert said == {"en": reply.json()["error"],
-                            "zh": f"高级场至少需要 20000 欢乐豆才能入座，你现有 {STARTING_BEANS}"}
+                            "zh": f"高级场入场至少需要 20000 欢乐豆，你现有 {beans} 欢乐豆"}
         else:
             assert said is None, reply.text
     assert http.get(url, headers=auth(tok)).json() == {"status": "idle"}

@@ -457,6 +457,7 @@ def test_no_decision_error_names_nothing_hidden(srv):
         reply = await conn.until(lambda m, s=seq: m.get("seq") == s)
         assert reply["type"] == "error", reply
         assert reply["message"].split("; allowed: ")[1].split(", ") == legal, reply
+        assert reply["words"]["zh"] == "现在不能这样操作，请按提示重新选择", reply
         seq = await conn.send({"type": "act", "action": legal[0]})
         await conn.until(lambda m: m.get("seq") == seq)
         for _ in range(3):

@@ -95,6 +95,8 @@ async def _refused(srv: LiveServer, code: str, token: str) -> str:
     async with websockets.connect(f"{srv.ws_url(code)}?token={token}") as ws:
         msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
         assert msg["type"] == "error", msg
+        # said in the player's language too (refusals.py): the browser shows it
+        assert msg["words"]["en"] == msg["message"] and msg["words"]["zh"] != msg["message"]
         with pytest.raises(websockets.ConnectionClosed) as closed:
             await asyncio.wait_for(ws.recv(), 5)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008

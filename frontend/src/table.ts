@@ -58,6 +58,7 @@ interface Ui {
   lastInPlay: string | null;
   online: number[] | null; // the match seats with a connection (the server's presence)
   moves: Json[]; // this state's fresh events, for render's card animations (once)
+  refusal: string; // the server's last refusal, shown for a few seconds over redraws
 }
 
 /** The most cards a hand column stands high (columnParts splits a taller one). */
@@ -173,7 +174,12 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     lastInPlay: null,
     online: null,
     moves: [],
+    refusal: "",
   };
+  let refusalTimer = 0;
+  // the seqs of what the page sends by itself (its shuffle values): a refusal of one (a
+  // value that came after the hand was dealt, a second tab's) is nobody's doing to show
+  const sentUnasked = new Set<number>();
   let flashTimer = 0;
   let gone = false; // this page was left (the cleanup ran)
   // the hand's columns are drawn anew when the screen turns short or back (SHORT_SCREEN),
@@ -211,7 +217,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
       else if (msg.type === "welcome" && msg.room && msg.room !== code) {
         code = msg.room; // the code as the server writes it (typed with spaces...)
         history.replaceState(null, "", `#/room/${code}`);
-      } else if (msg.type === "error") showError(inMyLanguage(msg.words, msg.message));
+      } else if (msg.type === "error" && !sentUnasked.has(msg.seq)) showError(inMyLanguage(msg.words, msg.message));
     },
     (connected) => {
       ui.connected = connected;
@@ -250,7 +256,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     if (pending && !pending.sent && msg.you !== null && !valueSent.has(pending.hand)) {
       // our share of the next hand's randomness, sent after its commitment is out
       valueSent.add(pending.hand);
-      socket.send({ type: "entropy", hand: pending.hand, value: randomValue() });
+      sentUnasked.add(socket.send({ type: "entropy", hand: pending.hand, value: randomValue() }));
     }
     ui.state = msg;
     ui.state.receivedAt = performance.now();
@@ -261,12 +267,16 @@ export function mountTable(root: HTMLElement, code: string): () => void {
   socket.open();
   const tick = window.setInterval(() => updateClock(), 250);
 
+  /** Show a refusal for four seconds: kept in ``ui`` (every render rebuilds the page, and
+   * the next state or presence message wiped it at once). */
   function showError(message: string): void {
-    const box = root.querySelector(".errors");
-    if (box) {
-      box.textContent = message;
-      window.setTimeout(() => (box.textContent = ""), 4000);
-    }
+    ui.refusal = message;
+    clearTimeout(refusalTimer);
+    refusalTimer = window.setTimeout(() => {
+      ui.refusal = "";
+      render();
+    }, 4000);
+    render();
   }
 
   // After answering, the decision is over for this page until the server shows the next
@@ -794,7 +804,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     const s = ui.state;
     const page = el("div", { class: "table-page" });
     root.append(page);
-    page.append(topBar(), el("div", { class: "errors", role: "alert" }));
+    page.append(topBar(), el("div", { class: "errors", role: "alert" }, ui.refusal));
     if (ui.fatal) {
       page.append(notFound());
       return;
@@ -892,6 +902,7 @@ export function mountTable(root: HTMLElement, code: string): () => void {
     cancelAnimationFrame(resizeFrame);
     clearInterval(tick);
     clearTimeout(flashTimer);
+    clearTimeout(refusalTimer);
     document.body.classList.remove("at-table");
     chat.close();
     socket.close();

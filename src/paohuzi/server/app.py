@@ -170,7 +170,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
 
     def too_many(what: str) -> JSONResponse:
         return error(429, refusal(PaohuziError, "too_many_requests", what=what,
-                                  what_zh=TOO_MANY_ZH[what]))
+                                  what_zh=TOO_MANY_ZH.get(what, what)))
 
     async def new_player(request: Request) -> Response:
         if not server.allow("players_per_address", address_of(request)):
@@ -321,11 +321,11 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         found = server.storage.game_by_public_id(game_id) if _PUBLIC_ID.fullmatch(game_id) \
             else None
         if found is None:
-            return error(404, f"no game {game_id[:40]!r}")
+            return error(404, refusal(PaohuziError, "game_not_found", game=game_id[:40]))
         rec = player_of(request)
         played = rec is not None and rec.id in found.players
         if not played and not found.room_ended:
-            return error(403, "a game is readable only by its players until its room ends")
+            return error(403, refusal(PaohuziError, "game_private"))
         return game_id, found, played
 
     async def game(request: Request) -> Response:
@@ -376,8 +376,8 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
             body = await server.replays.get(game_id, {**stored.record,
                                                       "names": names_of(stored.record)})
         except RecordError as exc:  # stored by an engine whose rules have changed since
-            return error(422, f"game {game_id} does not replay with this version's rules "
-                              f"({exc}); its record is still at /api/games/{game_id}")
+            return error(422, refusal(PaohuziError, "game_unreplayable", game=game_id,
+                                      detail=str(exc)))
         return Response(body, media_type="application/json")
 
     async def presets(request: Request) -> Response:
@@ -436,7 +436,7 @@ def create_app(storage: Storage | None = None, database: str | Path | None = Non
         except EntryRefused as exc:
             return error(403, exc)
         except QueueError as exc:
-            return error(409 if isinstance(exc, AlreadyQueued) else 400, str(exc))
+            return error(409 if isinstance(exc, AlreadyQueued) else 400, exc)
 
     async def debug_hash(request: Request) -> Response:
         runtime = server.runtimes.get(request.path_params["code"])

@@ -102,10 +102,13 @@ def reserved_fold(text: str) -> str:
     return folded.translate(lookalikes).replace("rn", "m")
 
 
-_BANNED_CATEGORIES = {"Cc": "a control character", "Cf": "an invisible formatting character",
-                      "Cs": "a lone surrogate", "Co": "a private-use character",
-                      "Cn": "an unassigned character", "Zl": "a line separator",
-                      "Zp": "a paragraph separator"}
+_BANNED_CATEGORIES = {"Cc": ("a control character", "控制字符"),
+                      "Cf": ("an invisible formatting character", "看不见的格式字符"),
+                      "Cs": ("a lone surrogate", "不成对的代理字符"),
+                      "Co": ("a private-use character", "私用区字符"),
+                      "Cn": ("an unassigned character", "本服务器还不认识的字符"),
+                      "Zl": ("a line separator", "换行符"),
+                      "Zp": ("a paragraph separator", "分段符")}
 
 
 class BadInput(TableError):
@@ -229,7 +232,8 @@ def check_visible(text: str, what: str, spaces: str = "") -> None:
         if category in _BANNED_CATEGORIES and ch not in spaces:
             raise refusal(BadInput, "text_hidden_character", what=what,
                           what_zh=_WHAT_ZH.get(what, what), code=f"{ord(ch):04X}",
-                          kind=_BANNED_CATEGORIES[category])
+                          kind=_BANNED_CATEGORIES[category][0],
+                          kind_zh=_BANNED_CATEGORIES[category][1])
         if ch in BLANK_LOOKALIKES:
             raise refusal(BadInput, "text_blank_character", what=what,
                           what_zh=_WHAT_ZH.get(what, what), code=f"{ord(ch):04X}")

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from paohuzi.core.errors import PaohuziError
+from paohuzi.core.options import label_of
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.players import PLAYER_NAMES
 from paohuzi.server.economy import EconomyError, EntryRefused, changci, check_entry
@@ -91,7 +92,7 @@ def _reason_json(reason: str) -> dict[str, Any]:
 def already_queued(ticket: Ticket) -> AlreadyQueued:
     """The refusal of a second place in the queue (``ticket``: the one he holds)."""
     return refusal(AlreadyQueued, "already_queued", title=changci(ticket.changci).title,
-                   preset=ticket.preset)
+                   preset=ticket.preset, preset_zh=label_of(ticket.preset)["zh"])
 
 
 class AlreadyQueued(QueueError):

@@ -345,8 +345,10 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
     token = ws.query_params.get("token", "")
     await ws.accept()
 
-    async def refuse(message: str, close_code: int) -> None:
-        await ws.send_json({"type": "error", "message": message})
+    async def refuse(refused: str | BaseException, close_code: int) -> None:
+        said = words_of(refused) if isinstance(refused, BaseException) else None
+        body = {"type": "error", "message": str(refused)}
+        await ws.send_json(body if said is None else {**body, "words": said})
         await ws.close(code=close_code)
 
     cluster = server.cluster
@@ -359,10 +361,10 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
     if not forwarded:
         site = room_address(address)  # an IPv6 /48: its /64s do not multiply the bound
         if not server.allow("connections_per_address", site):
-            await refuse("too many connections from your address: slow down", 1008)
+            await refuse(refusal(PaohuziError, "connections_address_rate"), 1008)
             return
         if not server.enter("connections_per_address", address):  # open: by /64
-            await refuse("too many open connections from your address: close some", 1008)
+            await refuse(refusal(PaohuziError, "connections_address_open"), 1008)
             return
         held.append(("connections_per_address", address))
     runtime = server.find_room(code)
@@ -383,10 +385,10 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
                      4004 if runtime is None else 4001)
         return
     if not server.allow("connections_per_account", str(rec.id)):
-        await refuse("too many connections by your account: slow down", 1008)
+        await refuse(refusal(PaohuziError, "connections_account_rate"), 1008)
         return
     if not server.enter("connections_per_account", str(rec.id)):
-        await refuse("too many open connections by your account: close some", 1008)
+        await refuse(refusal(PaohuziError, "connections_account_open"), 1008)
         return
     held.append(("connections_per_account", str(rec.id)))
     refused = connection_refused(runtime, rec, server.limits.max_spectators)
@@ -454,18 +456,19 @@ async def _receive(runtime: Runtime, client: Client) -> None:
         await handle(runtime, client, msg)
 
 
-def connection_refused(runtime: Runtime, rec: PlayerRecord, max_spectators: int) -> str | None:
+def connection_refused(runtime: Runtime, rec: PlayerRecord, max_spectators: int
+                       ) -> PaohuziError | None:
     """Why a new connection is refused, if it is: 3 per player; connections without a
     seat capped, with room left for people taking a free seat — a seated player is never
     locked out by spectators."""
     if sum(1 for c in runtime.clients if c.player.id == rec.id) >= MAX_CONNECTIONS_PER_PLAYER:
-        return "too many connections"
+        return refusal(PaohuziError, "connections_player")
     if runtime.table.seat_of_player(rec.id) is not None:
         return None
     free = sum(1 for s in runtime.table.seats if s.kind == "human" and s.player is None)
     watching = sum(1 for c in runtime.clients if c.seat is None)
     if watching >= max_spectators + free * MAX_CONNECTIONS_PER_PLAYER:
-        return "too many connections: this room's spectator places are full"
+        return refusal(PaohuziError, "spectators_full")
     return None
 
 

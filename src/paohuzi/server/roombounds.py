@@ -197,7 +197,7 @@ def _make_space(spare: Sequence[SpareRoom], needed: int, ending: list[str],
 
 
 _ZH = {"your account": "你的账号", "your address": "你的网络地址",
-       "nobody else has joined": "（都还没有别人加入）", "created from it": "（从这个地址创建）"}
+       "nobody else has joined": "还没有别人加入的", "created from it": "从这个地址创建的"}
 """The Chinese of :func:`_over`'s ``who`` and ``which``."""
 
 
@@ -213,5 +213,5 @@ def _over(counted: list[LiveRoom], cap: int, ending: list[str], who: str,
     if len(idle) < excess:
         raise refusal(TooManyOpenRooms, "too_many_open_rooms", who=who, open=len(left),
                       rooms="room" if len(left) == 1 else "rooms", which=which,
-                      who_zh=_ZH[who], which_zh=_ZH[which])
+                      who_zh=_ZH.get(who, who), which_zh=_ZH.get(which, which))
     return idle[:excess]

@@ -124,7 +124,7 @@ class RoomConfig:
                           key_zh=label_of(exc.field)["zh"], low=exc.low, high=exc.high,
                           value=repr(exc.value)) from None
         except PaohuziError as exc:
-            raise TableError(f"rules: {exc}") from None
+            raise refusal(TableError, "rules_invalid", detail=str(exc)) from None
         hands = data.get("hands", 0)
         if hands not in HANDS or isinstance(hands, bool):
             raise TableError(f"hands (局数): expected one of {', '.join(map(str, HANDS))} "
@@ -142,7 +142,10 @@ class RoomConfig:
             value = data.get(key, default)
             if not isinstance(value, int | float) or isinstance(value, bool) \
                     or not low <= value <= high:
-                raise TableError(f"{key}: expected a number of seconds {low}..{high}")
+                from paohuzi.server.hall import ROOM_LABELS  # (hall imports this module)
+
+                raise refusal(TableError, "timing_range", key=key, low=low, high=high,
+                              key_zh=ROOM_LABELS[key]["zh"])
             numbers[key] = float(value)
         return cls(rules.to_dict(), tuple(seats), **numbers, hands=int(hands),
                    changci=tier.key)
@@ -356,7 +359,7 @@ class Table:
             # said the same way whatever the others are deciding (nothing hidden in it)
             raise refusal(TableError, "not_your_decision")
         if not self.hand.can(hand_seat, action):
-            raise TableError(_refusal(self.hand, hand_seat, action, legal))
+            raise _refusal(self.hand, hand_seat, action, legal)
 
     def can_act(self, match_seat: int, action: Action) -> bool:
         """Whether :meth:`verify_act` lets ``match_seat`` take ``action`` now."""
@@ -894,11 +897,11 @@ def _seat_json(viewer: int | None) -> str:
     return "null" if viewer is None else str(viewer)
 
 
-def _refusal(hand: Hand, hand_seat: int, action: Action, legal: list[Action]) -> str:
+def _refusal(hand: Hand, hand_seat: int, action: Action, legal: list[Action]) -> TableError:
     """Why a seat with a decision may not take ``action``, in words naming no seat."""
     if isinstance(action, Discard) and any(isinstance(a, Discard) for a in legal):
         if hand.seats[hand_seat].hand[action.card] == 0:
-            return f"your hand holds no {action.card.text}"
-        return f"{action.card.text} is part of a 坎 and cannot be discarded (§2)"
-    allowed = ", ".join(a.text for a in legal)
-    return f"you may not {action.text} now; allowed: {allowed}"
+            return refusal(TableError, "no_card_in_hand", card=action.card.text)
+        return refusal(TableError, "card_in_kan", card=action.card.text)
+    return refusal(TableError, "action_not_allowed", action=action.text,
+                   allowed=", ".join(a.text for a in legal))
