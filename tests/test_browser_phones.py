@@ -1329,7 +1329,8 @@ def test_lobby_refusals_in_view_new_pages_at_their_top_and_the_link_copied_over_
 
 CENTRE_OVERLAPS = """() => {
   const boxes = ['.shown-by', '.liangzhang', '.seat-out', '.ticker'].flatMap(  // (a flash pops)
-    s => [...document.querySelectorAll('.center ' + s)].map(e => [s, e.getBoundingClientRect()]));
+    s => [...document.querySelectorAll('.center ' + s)].map(e => [s, e.getBoundingClientRect()])
+  ).filter(([, r]) => r.width > 0 && r.height > 0);  // (not shown: 亮张 on a short screen)
   const hits = [];
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const [a, p] = boxes[i], [b, r] = boxes[j];
