@@ -847,7 +847,7 @@ def test_a_replay_that_cannot_be_shown_says_why_and_leads_back(browser, srv):  #
     page.goto(f"{srv.base}/#/replay/{'0' * 22}")
     page.wait_for_selector(".replay-error")
     text = page.inner_text(".replay-error")
-    assert "无法回放这局" in text and "no game" in text, text
+    assert "无法回放这局" in text and "找不到这局牌" in text, text  # (in the page's language)
     box = page.query_selector(".replay-error").bounding_box()
     assert box is not None and box["y"] + box["height"] <= 360
     page.click(".topbar a[href='#/']")
