@@ -35,8 +35,6 @@ interface Catalog {
 
 const say = (label: Label): string => label[currentLang()];
 
-const getJson = call;
-
 /** One input for an option: a number field, a checkbox or a choice list. */
 function inputFor(spec: OptionSpec, name: string): HTMLInputElement | HTMLSelectElement {
   if (spec.kind === "bool") return el("input", { name, type: "checkbox" }) as HTMLInputElement;
@@ -88,7 +86,7 @@ function roomOption(cat: Catalog, key: string, name: string): [OptionSpec, HTMLI
 /** The lobby; ``joining``: a room's link opened by someone with no nickname yet — he
  * picks one, then ``then()`` takes him to that room (not the lobby). */
 export async function mountLobby(root: HTMLElement, rerenderAll: () => void, joining?: { room: string; then: () => void }): Promise<void> {
-  const [data, cat] = await Promise.all([me(), getJson("/api/presets") as Promise<Catalog>]);
+  const [data, cat] = await Promise.all([me(), call("/api/presets") as Promise<Catalog>]);
   root.replaceChildren();
   const top = el("nav", { class: "topbar" }, el("h1", {}, t("title")));
   const lang = el("button", { class: "btn btn-lang", "data-name": "lang" }, t("language"));
@@ -131,7 +129,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void, joi
     const relief = el("button", { class: "btn btn-relief", "data-name": "relief" }, `${t("hallRelief")} +${cat.economy.relief}`);
     relief.addEventListener("click", async () => {
       try {
-        await getJson("/api/relief", {});
+        await call("/api/relief", {});
         await mountLobby(root, rerenderAll);
       } catch (e) {
         fail(e);
@@ -173,7 +171,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void, joi
     try {
       const options: Record<string, Json> = { rules: quickPreset.value, changci: quickChangci.value, hands: Number(quickHands.value) };
       if (!quickXingjiaLabel.hidden) options.xingjia = quickXingjia.checked;
-      location.hash = `#/room/${(await getJson("/api/rooms/quick", { level: level.value, next_delay: SETTLEMENT_WAIT, ...options })).code}`;
+      location.hash = `#/room/${(await call("/api/rooms/quick", { level: level.value, next_delay: SETTLEMENT_WAIT, ...options })).code}`;
     } catch (e) {
       fail(e);
     }
@@ -293,7 +291,7 @@ export async function mountLobby(root: HTMLElement, rerenderAll: () => void, joi
   by.append(el("option", { value: "points" }, t("points")), el("option", { value: "beans" }, t("beans")));
   const showBoard = async () => {
     try {
-      const rows = (await getJson(`/api/leaderboard?by=${by.value}&limit=20`)).players as Json[];
+      const rows = (await call(`/api/leaderboard?by=${by.value}&limit=20`)).players as Json[];
       board.replaceChildren(...rows.map((r) => el("li", {}, `${r.nickname} · ${say({ zh: r.level.title, en: r.level.english })} · ${t("points")} ${r.points} · ${t("beans")} ${r.beans}`)));
       if (!rows.length) board.replaceChildren(el("li", { class: "empty", "data-name": "nobody-ranked" }, t("nobodyRanked")));
     } catch (e) {
@@ -332,7 +330,7 @@ function mountHall(root: HTMLElement, cat: Catalog, fail: (e: unknown) => void):
   let polling = 0;
 
   const draw = async () => {
-    const hall = await getJson("/api/hall");
+    const hall = await call("/api/hall");
     grid.replaceChildren(
       ...hall.changci.map((c: Json) => {
         const go = el("button", { class: "btn btn-match", "data-name": `match-${c.key}` }, say(HALL.quickMatch));
@@ -352,7 +350,7 @@ function mountHall(root: HTMLElement, cat: Catalog, fail: (e: unknown) => void):
   const poll = async () => {
     if (!stillHere()) return;
     try {
-      const s = await getJson("/api/match");
+      const s = await call("/api/match");
       if (s.status === "seated") {
         location.hash = `#/room/${s.code}`;
         return;
@@ -366,7 +364,7 @@ function mountHall(root: HTMLElement, cat: Catalog, fail: (e: unknown) => void):
         const left = Math.max(0, Math.ceil(s.wait - s.waited));
         const cancel = el("button", { class: "btn btn-cancel", "data-name": "match-cancel" }, say(HALL.cancel));
         cancel.addEventListener("click", async () => {
-          await getJson("/api/match", undefined, "DELETE").catch(fail);
+          await call("/api/match", undefined, "DELETE").catch(fail);
           clearTimeout(polling);
           status.replaceChildren();
         });
@@ -382,7 +380,7 @@ function mountHall(root: HTMLElement, cat: Catalog, fail: (e: unknown) => void):
 
   const join = async (changci: string) => {
     try {
-      await getJson("/api/match", { changci, preset: preset.value });
+      await call("/api/match", { changci, preset: preset.value });
       clearTimeout(polling);
       await poll();
     } catch (e) {
@@ -396,7 +394,7 @@ function mountHall(root: HTMLElement, cat: Catalog, fail: (e: unknown) => void):
     window.setTimeout(() => void refresh(), 5000);
   };
   void refresh();
-  void getJson("/api/match")
+  void call("/api/match")
     .then(async (s) => {
       if (s.status === "waiting") await poll(); // queued before this page: go on waiting
     })

@@ -21,7 +21,7 @@ import string
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["LANGUAGES", "WORDS", "refusal", "words", "words_of"]
+__all__ = ["LANGUAGES", "WORDS", "refusal", "slots", "words", "words_of"]
 
 LANGUAGES = ("en", "zh")
 """The languages of every refusal (the browser game's)."""
