@@ -74,3 +74,25 @@ def test_the_server_raises_its_refusals_with_their_words():
     said = words_of(hidden.value)
     assert said is not None and said["en"] == str(hidden.value)
     assert said["zh"] == "昵称含有看不见的格式字符（U+202E），请使用可见字符"
+
+
+@pytest.mark.parametrize(("rules", "chinese"), [
+    ({"preset": "two-player", "xingjia": True}, "“第四座 (醒家/坐底)”只能在“人数”为 3 时选用"),
+    ({"preset": "qq", "huayang": "full"}, "“花样”只能在“计分方式”为“等 × 番”时选用"),
+    ({"preset": "qq", "luzhou_mode": "deng"},
+     "“泸州计分”只能在“计分方式”为“等 × 番 (泸州)”时选用"),
+    ({"preset": "qq", "settlement": "tokyo"},
+     "“计分方式”应为以下之一：底 × 番、等 × 番、囤 × 名堂、等 × 番 (泸州)；当前为 'tokyo'"),
+    ({"preset": "qq", "huxi_table": 7}, "“胡息表”应为以下之一：标准、泸州；当前为 7"),
+])
+def test_rules_that_do_not_hold_together_are_refused_in_both_languages(rules, chinese):
+    """Which option, and what it needs or may be, in the player's language: not the
+    core's English inside a Chinese frame."""
+    from paohuzi.server.table import RoomConfig, TableError
+
+    with pytest.raises(TableError) as refused:
+        RoomConfig.from_json({"rules": rules})
+    said = words_of(refused.value)
+    assert said is not None and said["en"] == str(refused.value)
+    assert said["zh"] == chinese
+    assert not re.search(r"[a-z]{4,}", said["zh"].replace("tokyo", ""))  # no English in it

@@ -63,3 +63,19 @@ def test_frozen_and_round_trip():
     assert Ruleset.from_dict(rules.to_dict()) == rules
     assert Ruleset.from_json({"preset": "hunan", "base": 5}) == rules
     assert Ruleset.from_json("two-player") == Ruleset.preset("two-player")
+
+
+def test_a_bad_option_names_itself_and_what_it_may_be():
+    """The errors a lobby translates: which option, its choices or what it needs."""
+    from paohuzi.core.errors import NotAChoice, OptionConflict, OutOfBounds
+
+    with pytest.raises(NotAChoice) as choice:
+        Ruleset.preset("changde", huayang="most")
+    assert (choice.value.field, choice.value.choices, choice.value.value) == (
+        "huayang", ("basic", "half", "full"), "most")
+    with pytest.raises(OptionConflict) as conflict:
+        Ruleset.preset("qq", players=2, xingjia=True)
+    assert (conflict.value.field, conflict.value.needs) == ("xingjia", {"players": 3})
+    with pytest.raises(OutOfBounds) as bounds:
+        Ruleset.preset("qq", set_aside=19)  # 19 cards after a 3-player deal: 1 must stay
+    assert (bounds.value.field, bounds.value.low, bounds.value.high) == ("set_aside", 0, 18)

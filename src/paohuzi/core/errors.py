@@ -44,9 +44,37 @@ class OutOfBounds(RulesetError):
     'min_huxi must be an integer 10..30, got 99'
     """
 
-    def __init__(self, field: str, low: int, high: int, value: object) -> None:
+    def __init__(self, field: str, low: int, high: int, value: object,
+                 message: str | None = None) -> None:
         self.field, self.low, self.high, self.value = field, low, high, value
-        super().__init__(f"{field} must be an integer {low}..{high}, got {value!r}")
+        super().__init__(message or f"{field} must be an integer {low}..{high}, got {value!r}")
+
+
+class NotAChoice(RulesetError):
+    """A rule option given none of its choices (``field``, ``choices``, ``value``).
+
+    >>> str(NotAChoice("huayang", ("basic", "half", "full"), "most"))
+    "huayang must be one of basic, half, full, got 'most'"
+    """
+
+    def __init__(self, field: str, choices: tuple[str, ...], value: object) -> None:
+        self.field, self.choices, self.value = field, choices, value
+        super().__init__(f"{field} must be one of {', '.join(choices)}, got {value!r}")
+
+
+class OptionConflict(RulesetError):
+    """A rule option set where it does not apply: ``field`` applies only while the
+    options of ``needs`` have those values.
+
+    >>> exc = OptionConflict("huayang applies to changde only", "huayang",
+    ...                      {"settlement": "changde"})
+    >>> exc.field, exc.needs
+    ('huayang', {'settlement': 'changde'})
+    """
+
+    def __init__(self, message: str, field: str, needs: dict[str, object]) -> None:
+        self.field, self.needs = field, needs
+        super().__init__(message)
 
 
 class MeldError(PaohuziError):

@@ -25,14 +25,12 @@ paohuzi.core.errors.RulesetError: unknown rule option 'mahjong'
 from __future__ import annotations
 
 import dataclasses
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from paohuzi.core.errors import RulesetError
-from paohuzi.core.groups import HUXI_TABLES
-from paohuzi.core.rules import BOUNDS, NEEDS, PRESETS, Ruleset
+from paohuzi.core.rules import BOUNDS, CHOICES, NEEDS, PRESETS, Ruleset
 
 __all__ = ["LABELS", "OptionSpec", "applying", "catalog", "option", "options"]
 
@@ -91,12 +89,8 @@ LABELS: dict[str, Label] = {
 
 
 def _choices() -> dict[str, tuple[str, ...]]:
-    """The options that take one of a few words: the fields typed as a ``Literal``."""
-    hints = typing.get_type_hints(Ruleset)
-    words = {name: tuple(str(a) for a in typing.get_args(hint))
-             for name, hint in hints.items() if typing.get_origin(hint) is typing.Literal}
-    words["huxi_table"] = tuple(HUXI_TABLES)  # a name checked against the tables
-    return words
+    """The options that take one of a few words (:data:`~paohuzi.core.rules.CHOICES`)."""
+    return dict(CHOICES)
 
 def _needs_met(key: str, rules: Ruleset) -> bool:
     return all(getattr(rules, name) == value for name, value in NEEDS.get(key, {}).items())

@@ -23,11 +23,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from paohuzi.core.errors import OutOfBounds, RulesetError
+from paohuzi.core.errors import NotAChoice, OptionConflict, OutOfBounds, RulesetError
 from paohuzi.core.groups import HUXI_TABLES, HuxiTable
 
-__all__ = ["BOUNDS", "HUAYANG_LEVELS", "LUZHOU_MODES", "NEEDS", "PRESETS", "Huayang", "LuzhouMode",
-           "Ruleset", "SettlementScheme"]
+__all__ = ["BOUNDS", "CHOICES", "HUAYANG_LEVELS", "LUZHOU_MODES", "NEEDS", "PRESETS", "Huayang",
+           "LuzhouMode", "Ruleset", "SettlementScheme"]
 
 SettlementScheme = Literal["qq", "changde", "hunan", "luzhou"]
 _SCHEMES: tuple[str, ...] = ("qq", "changde", "hunan", "luzhou")
@@ -134,32 +134,23 @@ class Ruleset:
             if not _is_int(value) or not low <= value <= high:
                 raise OutOfBounds(field, low, high, value)
         if self.xingjia and self.players != 3:
-            raise RulesetError("a 醒家 (xingjia) 4th seat needs players=3")
-        if self.settlement not in _SCHEMES:
-            raise RulesetError(
-                f"settlement must be one of {', '.join(_SCHEMES)}, got {self.settlement!r}"
-            )
-        if self.huayang not in HUAYANG_LEVELS:
-            raise RulesetError(
-                f"huayang must be one of {', '.join(HUAYANG_LEVELS)}, got {self.huayang!r}"
-            )
+            raise OptionConflict("a 醒家 (xingjia) 4th seat needs players=3", "xingjia",
+                                 {"players": 3})
+        for field, choices in CHOICES.items():
+            value = getattr(self, field)
+            if not isinstance(value, str) or value not in choices:
+                raise NotAChoice(field, choices, value)
         if self.huayang != "half" and self.settlement != "changde":
-            raise RulesetError("huayang (花样 levels) applies to the changde settlement only")
-        if not isinstance(self.huxi_table, str) or self.huxi_table not in HUXI_TABLES:
-            raise RulesetError(f"huxi_table must be one of {', '.join(HUXI_TABLES)}, "
-                               f"got {self.huxi_table!r}")
-        if self.luzhou_mode not in LUZHOU_MODES:
-            raise RulesetError(
-                f"luzhou_mode must be one of {', '.join(LUZHOU_MODES)}, got {self.luzhou_mode!r}"
-            )
+            raise OptionConflict("huayang (花样 levels) applies to the changde settlement "
+                                 "only", "huayang", {"settlement": "changde"})
         if self.luzhou_mode != "hongwu" and self.settlement != "luzhou":
-            raise RulesetError("luzhou_mode applies to the luzhou settlement only")
-        dealt = 20 * self.players + 1
-        if not 0 <= self.set_aside <= 80 - dealt - 1:
-            raise RulesetError(
-                f"set_aside must leave at least one card in the wall: 0..{80 - dealt - 1}, "
-                f"got {self.set_aside!r}"
-            )
+            raise OptionConflict("luzhou_mode applies to the luzhou settlement only",
+                                 "luzhou_mode", {"settlement": "luzhou"})
+        most = 80 - (20 * self.players + 1) - 1
+        if not 0 <= self.set_aside <= most:
+            raise OutOfBounds("set_aside", 0, most, self.set_aside,
+                              f"set_aside must leave at least one card in the wall: 0..{most}, "
+                              f"got {self.set_aside!r}")
 
     @property
     def huxi(self) -> HuxiTable:
@@ -229,6 +220,10 @@ class Ruleset:
 _FLAGS: tuple[str, ...] = ("xingjia", "chou_blocks_peng", "huangzhuang_passes_deal",
                            "win_on_ti_wei", "xingjia_paid", "liangzhang_shown", "dipai_shown",
                            "win_on_discard")
+CHOICES: dict[str, tuple[str, ...]] = {
+    "settlement": _SCHEMES, "huayang": HUAYANG_LEVELS, "huxi_table": tuple(HUXI_TABLES),
+    "luzhou_mode": LUZHOU_MODES}
+"""The options whose value is one of a few names, and those names (a lobby's choices)."""
 
 
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Ruleset)}

@@ -83,6 +83,10 @@ WORDS: dict[str, tuple[str, str]] = {
                      "“{key_zh}”应为 {low} 到 {high} 之间的整数，当前为 {value}"),
     "timing_range": ("{key}: expected a number of seconds {low}..{high}",
                      "“{key_zh}”应为 {low} 到 {high} 秒"),
+    "option_choice": ("rules: {key} must be one of {choices}, got {value}",
+                      "“{key_zh}”应为以下之一：{choices_zh}；当前为 {value}"),
+    "option_needs": ("rules: {key} applies only with {needs}",
+                     "“{key_zh}”只能在{needs_zh}时选用"),
     "rules_invalid": ("rules: {detail}", "玩法设置不成立：{detail}"),
     # at a table (table.py, protocol.py, quickchat.py)
     "seat_taken": ("seat {seat} is taken", "{seat} 号座位已有人"),

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from paohuzi.core.errors import OutOfBounds, PaohuziError
+from paohuzi.core.errors import NotAChoice, OptionConflict, OutOfBounds, PaohuziError
 from paohuzi.core.options import label_of
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.core.settlement import beans_of
@@ -123,7 +123,16 @@ class RoomConfig:
             raise refusal(TableError, "option_range", key=exc.field,
                           key_zh=label_of(exc.field)["zh"], low=exc.low, high=exc.high,
                           value=repr(exc.value)) from None
-        except PaohuziError as exc:
+        except NotAChoice as exc:
+            raise refusal(TableError, "option_choice", key=exc.field,
+                          key_zh=label_of(exc.field)["zh"], choices=", ".join(exc.choices),
+                          choices_zh="、".join(label_of(f"{exc.field}.{c}")["zh"]
+                                              for c in exc.choices),
+                          value=repr(exc.value)) from None
+        except OptionConflict as exc:
+            raise refusal(TableError, "option_needs", key=exc.field,
+                          key_zh=label_of(exc.field)["zh"], **_needs_words(exc.needs)) from None
+        except PaohuziError as exc:  # (only a hand-made request: unknown names, types)
             raise refusal(TableError, "rules_invalid", detail=str(exc)) from None
         hands = data.get("hands", 0)
         if hands not in HANDS or isinstance(hands, bool):
@@ -187,6 +196,21 @@ STAKES: dict[str, tuple[int, int]] = {"base": (1, 100), "multiplier": (1, 1000),
                                       "escape_bonus": (0, 100)}
 """The stakes a room may set, with their bounds (docs/protocol.md)."""
 MAX_RULES_NAME = 32
+
+
+def _needs_words(needs: dict[str, object]) -> dict[str, str]:
+    """What an option needs (:class:`~paohuzi.core.errors.OptionConflict`), said in each
+    language: ``players=3`` and “人数”为 3.
+
+    >>> _needs_words({"settlement": "luzhou"})["needs_zh"]
+    '“计分方式”为“等 × 番 (泸州)”'
+    """
+    def said_zh(key: str, value: object) -> str:
+        named = label_of(f"{key}.{value}")["zh"] if isinstance(value, str) else str(value)
+        return f"“{label_of(key)['zh']}”为" + (f"“{named}”" if isinstance(value, str)
+                                               else f" {named} ")
+    return {"needs": ", ".join(f"{k}={v}" for k, v in needs.items()),
+            "needs_zh": "、".join(said_zh(k, v) for k, v in needs.items())}
 
 
 def _check_stakes(rules: Ruleset) -> None:
