@@ -119,7 +119,8 @@ def test_an_anchor_at_his_room_cap_holds_nobody_up():
     class CappedServer:
         storage = SQLiteStorage(":memory:")  # nobody in it: every entry minimum met (0)
 
-        async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+        async def open_room(self, options: Any, creator: Any, entries: Any,
+                            on_code: Any = None) -> Any:
             raise TooManyOpenRooms(f"player {creator.player}: too many open rooms")
 
     from paohuzi.server.matchmaking import Matchmaker
@@ -158,7 +159,8 @@ def test_nobody_queues_again_while_his_pass_seats_him():
         def __init__(self) -> None:
             self.storage = storage
 
-        async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+        async def open_room(self, options: Any, creator: Any, entries: Any,
+                            on_code: Any = None) -> Any:
             rec = records[creator.player]
             try:  # in the window: he asks to queue again
                 maker.join(rec, "10.9.9.9", "xinshou", "qq")
@@ -204,7 +206,8 @@ def test_a_pass_goes_on_when_seating_one_group_fails():
             self.storage = storage
             self.runtimes: dict[str, Any] = {}
 
-        async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+        async def open_room(self, options: Any, creator: Any, entries: Any,
+                            on_code: Any = None) -> Any:
             if not opened:
                 opened.append("failed")
                 raise RuntimeError("the database went away")

@@ -250,7 +250,8 @@ def test_nobody_queues_through_another_process_while_a_pass_seats_him(
             self.storage = storage
             self.runtimes: dict[str, Any] = {}
 
-        async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+        async def open_room(self, options: Any, creator: Any, entries: Any,
+                            on_code: Any = None) -> Any:
             for rec in records.values():  # in the window, through the other process
                 try:
                     other.join(rec, "10.9.9.9", "xinshou", "qq")
@@ -299,7 +300,8 @@ class _RoomMaker:
         self.storage, self.opened, self.full = storage, opened, full
         self.runtimes: dict[str, Any] = {}
 
-    async def open_room(self, options: Any, creator: Any, entries: Any) -> Any:
+    async def open_room(self, options: Any, creator: Any, entries: Any,
+                        on_code: Any = None) -> Any:
         from types import SimpleNamespace
 
         from paohuzi.server.roombounds import ServerFull
@@ -391,4 +393,65 @@ def test_every_process_says_where_a_person_was_seated_last(redis_url: str) -> No
     again = other.status(rec.id)
     assert again["status"] == "seated" and again["code"] != first["code"]
     assert one.status(rec.id) == again
+    client.close()
+
+
+class _Killed(BaseException):
+    """A process's death in the middle of a pass (nothing after it runs in the pass)."""
+
+
+@pytest.mark.parametrize("stored", [True, False])
+def test_a_pass_killed_around_storing_its_room_leaves_its_people_told(redis_url: str,
+                                                                      stored: bool) -> None:
+    """A process killed after storing a quick-match room (its people seated in its log)
+    and before writing where they sit left them at a table nobody told them of: their
+    status said ``idle`` once the pass's marks expired. Where they sit is written before
+    the room is stored; any process confirms it against the database once the pass is
+    gone — seated if the room was stored, forgotten (``idle``, free to queue) if not."""
+    import asyncio
+
+    import redis
+
+    from paohuzi.server.matchmaking import Matchmaker, MatchSettings
+    from paohuzi.server.storage import SQLiteStorage
+
+    storage = SQLiteStorage(":memory:")
+    people = [storage.create_player(f"p{i}")[0] for i in range(3)]
+
+    class DyingServer:
+        def __init__(self) -> None:
+            self.storage, self.runtimes = storage, {}
+
+        async def open_room(self, options: Any, creator: Any, entries: Any,
+                            on_code: Any = None) -> Any:
+            if on_code is not None:
+                on_code("654321")
+            if stored:  # the room and its people's seats: one transaction, committed
+                storage.create_room("654321", {"rules": "qq"}, None, entries)
+            raise _Killed  # kill -9: nothing after this in the pass
+
+    client = redis.Redis.from_url(redis_url)
+    settings = MatchSettings(wait=0.0, distinct_addresses=False)
+    dying = Matchmaker(DyingServer(), settings)  # type: ignore[arg-type]
+    other = Matchmaker(_RoomMaker(storage, []), settings)  # type: ignore[arg-type]
+    for maker in (dying, other):
+        maker.share(client)
+    for i, rec in enumerate(people):
+        dying.join(rec, f"10.0.0.{i}", "xinshou", "qq", now=float(i))
+    with pytest.raises(_Killed):
+        asyncio.run(dying.tick(now=time.time()))
+    for mark in client.keys("paohuzi:mm:seating:*"):  # the pass's marks expire (the
+        client.delete(mark)                            # test's pass cleared them)
+    said = [other.status(rec.id) for rec in people]
+    if stored:
+        assert [(s["status"], s.get("code"), s.get("seat")) for s in said] == [
+            ("seated", "654321", seat) for seat in range(3)]
+        assert [other.status(rec.id) for rec in people] == said  # confirmed once, kept
+        assert all(b'"provisional": false' in client.get(f"paohuzi:mm:seated:{rec.id}")
+                   for rec in people)
+    else:
+        assert [s["status"] for s in said] == ["idle"] * 3
+        assert not client.keys("paohuzi:mm:seated:*")
+        other.join(people[0], "10.0.0.9", "xinshou", "qq")  # free to queue again
+        assert other.status(people[0].id)["status"] == "waiting"
     client.close()

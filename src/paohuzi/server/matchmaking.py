@@ -318,12 +318,15 @@ class Queue:
 
 @dataclass(frozen=True, slots=True)
 class Seated:
-    """Where the queue seated a player (``from_next_hand``: at a hand in progress)."""
+    """Where the queue seated a player (``from_next_hand``: at a hand in progress;
+    ``provisional``: written before the room was stored, :meth:`Matchmaker.status`
+    confirms it)."""
 
     code: str
     seat: int
     computers: int
     from_next_hand: bool
+    provisional: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"status": "seated", "code": self.code, "seat": self.seat,
@@ -629,7 +632,14 @@ class SharedQueue:
 
     def note_seated(self, player: int, seated: Seated) -> None:
         """Where ``player`` was seated, readable by every process for an hour."""
-        self.redis.set(f"{_PREFIX}seated:{player}", json.dumps(seated.to_json()), ex=3600)
+        data = {**seated.to_json(), "provisional": seated.provisional}
+        self.redis.set(f"{_PREFIX}seated:{player}", json.dumps(data), ex=3600)
+
+    def forget_seated(self, player: int, seated: Seated) -> None:
+        """Take back where ``player`` was seated, if it still says ``seated``."""
+        key = f"{_PREFIX}seated:{player}"
+        if self.seated(player) == seated:
+            self.redis.delete(key)
 
     def note_refused(self, player: int, reason: str) -> None:
         """Why ``player`` left the queue unseated (:meth:`Matchmaker.refuse`), readable by
@@ -650,7 +660,7 @@ class SharedQueue:
             return None
         data = json.loads(text)
         return Seated(str(data["code"]), int(data["seat"]), int(data["computers"]),
-                      bool(data["from_next_hand"]))
+                      bool(data["from_next_hand"]), bool(data.get("provisional", False)))
 
 
 class Matchmaker:
@@ -727,6 +737,8 @@ class Matchmaker:
             # still sent him to his old table)
             reason = self.queue.refused(player)
             seated = None if reason is not None else self.queue.seated(player)
+            if seated is not None and seated.provisional:
+                seated = self._confirm(player, seated)
         else:
             seated = self.seated.get(player)
             reason = None if seated is not None else self.refused.get(player)
@@ -735,6 +747,19 @@ class Matchmaker:
         if reason is not None:
             return {"status": "refused", **_reason_json(reason)}
         return {"status": "idle"}
+
+    def _confirm(self, player: int, seated: Seated) -> Seated | None:
+        """A place written before its room was stored, and no pass seating him any more
+        (the process that wrote it died, or took longer than the mark lasts): his place
+        if the room was stored (the process died after storing it: else nobody would
+        ever tell him of the table he sits at), forgotten if not."""
+        assert isinstance(self.queue, SharedQueue)
+        if self.server.storage.room_is_open(seated.code):
+            confirmed = replace(seated, provisional=False)
+            self.queue.note_seated(player, confirmed)
+            return confirmed
+        self.queue.forget_seated(player, seated)
+        return None
 
     def hall(self) -> list[dict[str, Any]]:
         """Each 场次 with its stake, entry minimum, people online (seated at a table of
@@ -866,11 +891,19 @@ class Matchmaker:
                     "computer": self.settings.computer}] + [
             {"k": "sit", "seat": seat, "player": ticket.player, "nickname": ticket.nickname}
             for seat, ticket in enumerate(group.people)]
+        def provisional(code: str) -> None:
+            # where each of them sits, before the room is stored under ``code``: a
+            # process killed after storing it (before :meth:`_note`) leaves them told
+            if isinstance(self.queue, SharedQueue):
+                for seat, ticket in enumerate(group.people):
+                    self.queue.note_seated(ticket.player,
+                                           Seated(code, seat, computers, False, True))
         try:
             # within the caps on live rooms of an account and an address (roombounds.py),
             # as a room he created: his oldest open room nobody is connected to ends first
             table = await self.server.open_room(
-                options, Creator(anchor.player, address_key(anchor.address)), entries)
+                options, Creator(anchor.player, address_key(anchor.address)), entries,
+                provisional)
         except TooManyOpenRooms:
             # the anchor's own caps: the others wait on as they were, and he goes to the
             # back of the queue — else he would anchor the same group every tick and hold

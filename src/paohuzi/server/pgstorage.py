@@ -175,6 +175,13 @@ class PostgresStorage:
                                (code,)).fetchone()
         return creator_of(row)
 
+    def room_is_open(self, code: str) -> bool:
+        """Whether a room of that code is stored and not ended."""
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT 1 FROM rooms WHERE code = %s AND ended IS NULL",
+                               (code,)).fetchone()
+        return row is not None
+
     def create_leased_room(self, code: str, config: dict[str, Any], owner: str,
                            address: str, ttl: float, creator: Creator | None = None,
                            entries: Sequence[dict[str, Any]] = ()) -> int:

@@ -8,7 +8,7 @@ import logging
 import secrets
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paohuzi.core.kinds import EndReason
@@ -287,17 +287,19 @@ class Server:
                         self.limits.max_open_rooms_per_address, self.limits.max_rooms)
 
     async def open_room(self, options: dict[str, Any], creator: Creator,
-                        entries: Sequence[dict[str, Any]] = ()) -> Table:
+                        entries: Sequence[dict[str, Any]] = (),
+                        on_code: Callable[[str], None] | None = None) -> Table:
         """Create a room a person asked for, within the bounds on live rooms: his (or his
         address's) oldest open room nobody is connected to is ended first if need be, and
         in a full process the rooms nobody ever connected to, then the longest idle ones.
-        ``entries``: the first of its log (its people seated), stored with it.
+        ``entries``: the first of its log (its people seated), stored with it;
+        ``on_code``: told each code drawn, before the room is stored under it.
         Raises :class:`TooManyOpenRooms` (429), :class:`ServerFull` (503),
         :class:`TableError` (bad options, checked before any room is ended)."""
         config = RoomConfig.from_json(options)
         async with self.opening:
             await self._make_room_for(creator)
-            return self._create(config, creator, entries)
+            return self._create(config, creator, entries, on_code)
 
     async def _make_room_for(self, creator: Creator) -> None:
         for _ in range(ROOM_END_TRIES):
@@ -340,14 +342,15 @@ class Server:
         return self._create(RoomConfig.from_json(options), None)
 
     def _create(self, config: RoomConfig, creator: Creator | None,
-                entries: Sequence[dict[str, Any]] = ()) -> Table:
+                entries: Sequence[dict[str, Any]] = (),
+                on_code: Callable[[str], None] | None = None) -> Table:
         """A new room, stored with the first ``entries`` of its log in one transaction (a
         crash never leaves a room whose people were never seated), applied as a restored
         room's log is."""
         if self.full():
             raise ServerFull(f"the server is full ({len(self.runtimes)} rooms open): "
                              "try again later")
-        code = self._store_new_room(config, creator, entries)
+        code = self._store_new_room(config, creator, entries, on_code)
         table = Table(code, config)
         for entry in entries:
             table.apply(entry)
@@ -357,7 +360,8 @@ class Server:
         return table
 
     def _store_new_room(self, config: RoomConfig, creator: Creator | None = None,
-                        entries: Sequence[dict[str, Any]] = ()) -> str:
+                        entries: Sequence[dict[str, Any]] = (),
+                        on_code: Callable[[str], None] | None = None) -> str:
         """Store a room under a fresh code (:func:`new_room_code`); a code an ended room
         kept in storage is refused there, and another one is drawn. Several processes:
         the room is stored with its lease, owned by this process from the start."""
@@ -366,12 +370,16 @@ class Server:
             code = new_room_code()
             if code in self.runtimes:
                 continue
+            if on_code is not None:
+                on_code(code)
             try:
                 store(code, config.to_json(), creator, entries)
             except Exception:  # the storage's unique-key error (SQLite or another backend)
                 continue
             return code
         code = new_room_code()
+        if on_code is not None:
+            on_code(code)
         store(code, config.to_json(), creator, entries)  # lets the storage's error out
         return code
 

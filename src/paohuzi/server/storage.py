@@ -117,6 +117,7 @@ class Storage(Protocol):
     def create_room(self, code: str, config: dict[str, Any], creator: Creator | None = None,
                     entries: Sequence[dict[str, Any]] = ()) -> None: ...
     def room_creator(self, code: str) -> Creator | None: ...
+    def room_is_open(self, code: str) -> bool: ...
     def rooms(self) -> list[tuple[str, dict[str, Any]]]: ...
     def append_log(self, room: str, entry: dict[str, Any]) -> int: ...
     def load_log(self, room: str) -> list[dict[str, Any]]: ...
@@ -257,6 +258,13 @@ class SQLiteStorage:
             row = self._db.execute("SELECT creator, creator_address FROM rooms WHERE code = ?",
                                    (code,)).fetchone()
         return creator_of(row)
+
+    def room_is_open(self, code: str) -> bool:
+        """Whether a room of that code is stored and not ended."""
+        with self._lock:
+            row = self._db.execute("SELECT 1 FROM rooms WHERE code = ? AND ended IS NULL",
+                                   (code,)).fetchone()
+        return row is not None
 
     def rooms(self) -> list[tuple[str, dict[str, Any]]]:
         """The rooms still open (an ended room is never replayed)."""
