@@ -1,7 +1,7 @@
 """Independent brute-force oracle for the Paohuzi (跑胡子) hand solver.
 
 This module deliberately shares no code with ``src/paohuzi``: it restates the
-rules of ``RULES.md`` §2, §5 and §6 in the plainest possible way and searches
+rules of ``docs/rules.md`` §2, §5 and §6 in the plainest possible way and searches
 every arrangement, so the fast solver's answers can be checked against it.
 
 Cards are indices 0..19: 0..9 small 一..十 (values 1..10), 10..19 big 壹..拾
@@ -44,7 +44,7 @@ def kind_of(size_big: bool, val: int) -> int:
 
 
 # --------------------------------------------------------------------------
-# Huxi of single groups (RULES.md §5)
+# Huxi of single groups (docs/rules.md §5)
 # --------------------------------------------------------------------------
 
 # huxi of identical-card groups: (small, big)
@@ -296,7 +296,7 @@ def _winning_options(hand_cnt, melds, card, source):
             yield option_table_becomes(wei_idx, "pao")
             yield option_free()
         elif peng_idx is not None:
-            if source != "discard":  # RULES.md §2: a discard never turns a 碰 into 跑
+            if source != "discard":  # docs/rules.md §2: a discard never turns a 碰 into 跑
                 yield option_table_becomes(peng_idx, "pao")
             yield option_free()
         elif pair_of_x:

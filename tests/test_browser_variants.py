@@ -227,6 +227,9 @@ def test_each_presets_help_page_shows_its_own_tables(browser, srv, viewport):
         assert ("haidi" in notes) == rules["haidi"]
         if rules["mingtang"]:
             assert ("最大" in notes["combine"]) == (rules["combine"] == "best")
+            assert "含胡的那张" in notes["counts"]  # §7.2: the winning card counts
+        duidui = any(m["when"].get("all_identical") for m in rules["mingtang"])
+        assert ("tianhu-duidui" in notes) == duidui  # §7.2's 天胡 对对胡 decision
         scoring = rules["scoring"]
         rows = page.query_selector_all(".scoring-table tr[data-from]")
         assert [(r.get_attribute("data-from"), r.query_selector(".di").inner_text(),
@@ -248,6 +251,9 @@ def test_each_presets_help_page_shows_its_own_tables(browser, srv, viewport):
         assert ("胡息加倍" in said.get("tianhu-pays", "")) == deal["tianhu_huxi_doubled"]
         assert f"+ {deal['escape']['bonus']}" in said["escape"]
         assert ("对家" in said["escape"]) == (deal["players"] == 2)  # one other player
+        # who gains the penalty (§7.4): the other player, or the two others by halves
+        assert ("各得一半" in said["escape"]) == (deal["players"] == 3)
+        assert "算自摸" in said["tianhu"]  # §6.4's decision
         # a red 底牌 goes back to the top (泸州), and the seat sitting out says who pays him
         assert ("底牌" in said.get("dipai", "")) == deal["dipai_shown"]
         out = deal["seat_out"]
@@ -264,8 +270,11 @@ def test_each_presets_help_page_shows_its_own_tables(browser, srv, viewport):
         # how a hand is played: the 门子, forced moves, priority, 臭牌, 臭胡, 相公
         play = {li.get_attribute("data-rule"): li.inner_text()
                 for li in page.query_selector_all(".play-rules li")}
-        assert {"menzi", "auto", "priority", "chou", "chouhu", "xianggong"} <= set(play)
+        assert {"menzi", "auto", "priority", "bi", "win-group", "chou", "chouhu",
+                "xianggong"} <= set(play)
         assert ("还可以碰" in play["chou"]) != deal["chou_blocks_peng"]
+        assert "臭偎" in play["chou"] and "破跑不破提" in play["auto"]  # §4.2, §4.5
+        assert ("打牌者的下家" in play["priority"]) == deal["win_on_discard"]  # §9.1
         current = page.query_selector_all(".presets a[aria-current=page]")
         assert [a.get_attribute("data-preset") for a in current] == [name]
         # nothing runs off the screen's right edge

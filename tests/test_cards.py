@@ -1,4 +1,4 @@
-"""RULES.md §1 (cards) and §11 (notation)."""
+"""docs/rules.md §1 (cards) and §11 (notation)."""
 
 from __future__ import annotations
 

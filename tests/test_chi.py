@@ -1,4 +1,4 @@
-"""RULES.md §4.3: 吃 and the mandatory 比, including both worked examples."""
+"""docs/rules.md §4.3: 吃 and the mandatory 比, including both worked examples."""
 
 from __future__ import annotations
 

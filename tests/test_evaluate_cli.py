@@ -1,6 +1,6 @@
-"""End-to-end tests of ``paohuzi evaluate`` (the JSON command line), RULES.md §5–§7, §9.
+"""End-to-end tests of ``paohuzi evaluate`` (the JSON command line), docs/rules.md §5–§7, §9.
 
-Every expected value below is worked out by hand from RULES.md in the comment
+Every expected value below is worked out by hand from docs/rules.md in the comment
 next to it; none is copied from the program's output. The command is run as a
 real subprocess: ``python -m paohuzi evaluate`` for most tests, and the
 installed ``paohuzi`` console script at least once.

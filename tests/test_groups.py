@@ -1,4 +1,4 @@
-"""RULES.md §2 (groups) and §5 (the 胡息 table, both sizes)."""
+"""docs/rules.md §2 (groups) and §5 (the 胡息 table, both sizes)."""
 
 from __future__ import annotations
 

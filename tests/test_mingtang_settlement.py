@@ -1,6 +1,6 @@
-"""名堂 and settlement (RULES.md §5, §6.3, §6.4, §7, §9).
+"""名堂 and settlement (docs/rules.md §5, §6.3, §6.4, §7, §9).
 
-Every expected number below is worked out by hand from RULES.md; the comments
+Every expected number below is worked out by hand from docs/rules.md; the comments
 show the arithmetic. Hands are real positions solved by :func:`solve`, so a
 wrong count of red / big / small cards (§7.2: "over all cards the winner owns,
 winning card included") shows up here too.
@@ -56,7 +56,7 @@ HUNAN = Ruleset.preset("hunan")
 # The hands used end to end. Each comment gives its groups, 胡息 (§5) and its
 # red / big / small counts (§1, §7.2), winning card included.
 
-# RULES.md §7 example: 一二三(3) 二七十(3) 壹贰叁(6) 贰柒拾(6) 四五六 七八九 捌玖拾 = 18;
+# docs/rules.md §7 example: 一二三(3) 二七十(3) 壹贰叁(6) 贰柒拾(6) 四五六 七八九 捌玖拾 = 18;
 # red 二 + 二七十 + 贰 + 贰柒拾 + 七 + 拾 = 10 (假点胡 in qq, 红胡 in changde/hunan).
 EXAMPLE = "一二三 二七十 壹贰叁 贰柒拾 四五六 七八九 捌玖"
 

@@ -1,6 +1,6 @@
 """Maximality proof: the solver agrees with the independent brute-force oracle.
 
-``tests/oracle.py`` restates RULES.md §2/§5/§6 plainly and searches every
+``tests/oracle.py`` restates docs/rules.md §2/§5/§6 plainly and searches every
 partition; it shares no code with ``paohuzi``. The two must agree on the best
 胡息 (or on "no arrangement") for every one of ≥ 10,000 seeded random
 positions, winning and not, and on the partial best 胡息 (§6.4, §7.4); and on

@@ -1,4 +1,4 @@
-"""RULES.md §9: rulesets and presets."""
+"""docs/rules.md §9: rulesets and presets."""
 
 from __future__ import annotations
 

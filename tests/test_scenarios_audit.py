@@ -1,9 +1,9 @@
-"""Audit of RULES.md §3.1, §7.2, §9 and §9.1: the rules that had no test able to fail.
+"""Audit of docs/rules.md §3.1, §7.2, §9 and §9.1: the rules that had no test able to fail.
 
-Each test names the line of RULES.md (or the rules-notes entry) it pins. Hands are
+Each test names the line of docs/rules.md (or the rules-notes entry) it pins. Hands are
 explicit deals played by the engine (``scenario.play``, so each is a replayable record)
 or questions to ``evaluate``; the expected numbers are worked out by hand in the
-comments from the RULES.md text, never read back from the code.
+comments from the docs/rules.md text, never read back from the code.
 """
 
 from __future__ import annotations

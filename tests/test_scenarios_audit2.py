@@ -1,7 +1,7 @@
-"""Second audit of RULES.md: statements of §2, §4, §6 and §7 that no scenario played through.
+"""Second audit of docs/rules.md: statements of §2, §4, §6 and §7 that no scenario played through.
 
 Each test is an explicit deal played by the engine (``scenario.play``: also a replayable
-record) and checks what the line of RULES.md it names says; the numbers expected are
+record) and checks what the line of docs/rules.md it names says; the numbers expected are
 worked out by hand in the comments, never read back from the code. Seat 0 deals; seat 1
 is his 下家, seat 2 his 上家.
 """

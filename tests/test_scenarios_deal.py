@@ -1,8 +1,8 @@
-"""Scenario tests of the deal and the whole-hand flow (RULES.md §3–§7, §9).
+"""Scenario tests of the deal and the whole-hand flow (docs/rules.md §3–§7, §9).
 
 Each scenario is an explicit deal played through the engine with ``play`` (so
 each is also a replayable game record, docs/records.md); the expected values
-are worked out by hand from RULES.md in the comments. Card reminders: 一..十
+are worked out by hand from docs/rules.md in the comments. Card reminders: 一..十
 small, 壹..拾 big; red cards are the 2s, 7s and 10s. Unnamed wall cards follow
 the named ones in card order.
 """

@@ -1,4 +1,4 @@
-"""Scenario tests of the ``luzhou`` preset (泸州 大贰, RULES.md §9.1; seeds 003 and 004).
+"""Scenario tests of the ``luzhou`` preset (泸州 大贰, docs/rules.md §9.1; seeds 003 and 004).
 
 Each hand is an explicit deal (so also a replayable game record, docs/records.md,
 through ``scenario.play``); the expected values are worked out by hand from

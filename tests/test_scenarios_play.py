@@ -1,8 +1,8 @@
-"""Scenario tests of the hand engine (RULES.md §2, §4, §5, §6), played from explicit deals.
+"""Scenario tests of the hand engine (docs/rules.md §2, §4, §5, §6), played from explicit deals.
 
 Each scenario is a deal (three hands of 20 cards, the 亮张 and the top of the wall;
 the cards not named follow in card order) and a list of decisions, replayed by
-``scenario.play``; the expected outcomes are worked out by hand from RULES.md.
+``scenario.play``; the expected outcomes are worked out by hand from docs/rules.md.
 Seat 0 deals (21 cards with the 亮张) and discards first; seat 1 is his 下家,
 seat 2 his 上家.
 """

@@ -1,8 +1,8 @@
-"""Scenario tests of the preset rules of RULES.md §3.1, §7.2 and §9 (issue 11).
+"""Scenario tests of the preset rules of docs/rules.md §3.1, §7.2 and §9 (issue 11).
 
 Each hand is an explicit deal (so also a replayable game record, docs/records.md,
 through ``scenario.play``); the expected values are worked out by hand from
-RULES.md in the comments.
+docs/rules.md in the comments.
 """
 
 from __future__ import annotations

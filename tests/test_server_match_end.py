@@ -1,4 +1,4 @@
-"""RULES.md §3.1 [decision] at the server's table: a player leaving — by 逃跑 or between
+"""docs/rules.md §3.1 [decision] at the server's table: a player leaving — by 逃跑 or between
 hands — ends the match; the next hand starts a new match whose first dealer comes from
 that hand's shuffle (the table's log entries applied directly, no network)."""
 

@@ -1,4 +1,4 @@
-"""The hand solver: RULES.md §2 (groups, 坎 whole, the pair), §5 (winning-card groups), §6."""
+"""The hand solver: docs/rules.md §2 (groups, 坎 whole, the pair), §5 (winning-card groups), §6."""
 
 from __future__ import annotations
 

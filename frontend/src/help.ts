@@ -140,6 +140,8 @@ function mingtangTable(doc: Json): HTMLElement {
     const best = doc.combine === "best";
     notes.append(el("li", { "data-note": "combine" }, zh ? (best ? "几个名堂同时成立时只算番数最大的一个；没有名堂为平胡（1 番）。" : "几个名堂同时成立时番数相加；没有名堂为平胡（1 番）。") : best ? "When several 名堂 hold, only the one of most 番 counts; a win without one is a 平胡 (1 番)." : "When several 名堂 hold, their 番 add up; a win without one is a 平胡 (1 番)."));
   }
+  if (doc.mingtang.length) notes.append(el("li", { "data-note": "counts" }, zh ? "红字、大字、小字的张数按胡家所有的牌算（含胡的那张）。" : "Red, big and small counts are over every card the winner owns, the winning card included."));
+  if ((doc.mingtang as Json[]).some((m) => m.when.all_identical)) notes.append(el("li", { "data-note": "tianhu-duidui" }, zh ? "发牌后的强制天胡，牌全在提、坎里（最多再加一对将）时算对对胡。" : "A 天胡 at the deal is a 对对胡 when all its cards lie in 提 and 坎, with at most one pair besides."));
   if (doc.haidi) notes.append(el("li", { "data-note": "haidi" }, zh ? "海底胡（胡的是墙上最后一张牌）：平胡加 1 番，名堂胡加 2 番。" : "海底胡 (winning on the wall's last card): 1 番 more on a 平胡, 2 more on a 名堂 win."));
   return el("div", {}, table, notes);
 }
@@ -156,7 +158,7 @@ function scoringTable(scoring: Json): HTMLElement {
   }
   const pays = zh
     ? `每个输家付 ${name} × 番 × 底分 ${scoring.base}，胡家得 ${scoring.losers} 家所付之和；欢乐豆 = 积分 × ${scoring.multiplier}。`
-    : `Each loser pays ${name} × 番 × base ${scoring.base}; the winner gets what the ${scoring.losers} losers pay; beans = points × ${scoring.multiplier}.`;
+    : `Each loser pays ${name} × 番 × base ${scoring.base}; the winner gets what ${scoring.losers === 1 ? "the loser pays" : `the ${scoring.losers} losers pay`}; beans = points × ${scoring.multiplier}.`;
   return el("div", {}, table, el("p", { class: "scoring-pays" }, pays));
 }
 
@@ -169,20 +171,26 @@ function playList(deal: Json): HTMLElement {
       ? "胡牌时手里和桌上的牌正好组成 7 个门子（一句话、绞、碰、偎、坎、跑、提各算一个）；有跑或提时，其中必须有且只有一对将。坎不能拆。"
       : "A winning hand and table make exactly 7 门子 (each sentence, 绞, 碰, 偎, 坎, 跑 and 提 is one); with a 跑 or 提 one of them must be a pair (将), else none. A 坎 is never broken."],
     ["auto", zh
-      ? "偎、提、跑 是强制的，自动完成：自己摸到手里坎或桌上偎的第四张就提，摸到手里对子的第三张就偎；别人打出或摸出你手里坎、桌上偎的第四张就跑，任何人（包括自己）从墙上摸出你桌上碰的第四张也跑（打出的牌不会让碰变成跑）。"
-      : "偎, 提 and 跑 are forced and happen by themselves: drawing the 4th card of your hand 坎 or table 偎 is a 提, drawing the 3rd of a hand pair a 偎; another player's discard or draw of the 4th of your hand 坎 or table 偎 is a 跑, and so is anyone's draw (yours too) of the 4th of your table 碰 (a discard never turns a 碰 into a 跑)."],
+      ? "偎、提、跑 是强制的，自动完成：自己摸到手里坎或桌上偎的第四张就提，摸到手里对子的第三张就偎；别人打出或摸出你手里坎、桌上偎的第四张就跑，任何人（包括自己）从墙上摸出你桌上碰的第四张也跑（打出的牌不会让碰变成跑）。自己摸到要提、偎的牌，别人不能吃、碰、跑，也不能胡；提不拆开去胡别的组法（破跑不破提），能胡时可以不跑而把这张牌组进别的门子（破跑胡）。"
+      : "偎, 提 and 跑 are forced and happen by themselves: drawing the 4th card of your hand 坎 or table 偎 is a 提, drawing the 3rd of a hand pair a 偎; another player's discard or draw of the 4th of your hand 坎 or table 偎 is a 跑, and so is anyone's draw (yours too) of the 4th of your table 碰 (a discard never turns a 碰 into a 跑). A drawn card you 提 or 偎 is yours alone: nobody else may take or win it; a 提 is never broken to win another way (破跑不破提), while a 跑 may be, to win (破跑胡)."],
     ["priority", zh
-      ? "一张牌亮出后：胡 先于 跑，跑 先于 碰，碰 先于 吃；几家都能胡时摸牌者先，然后是他的下家、上家；吃 只能吃上家打出的牌，或自己、上家摸出的牌。"
-      : "When a card is shown: 胡 comes before 跑, 跑 before 碰, 碰 before 吃; of several who may win, the drawer first, then his 下家, then his 上家; you may eat (吃) only your 上家's discard, or a card you or your 上家 drew."],
+      ? `一张牌亮出后：胡 先于 跑，跑 先于 碰，碰 先于 吃；几家都能胡时摸牌者先，然后是他的下家、上家；吃 只能吃上家打出的牌，或自己、上家摸出的牌。${deal.win_on_discard ? "几家都能胡别人打出的牌时，从打牌者的下家起依次轮流。" : ""}`
+      : `When a card is shown: 胡 comes before 跑, 跑 before 碰, 碰 before 吃; of several who may win, the drawer first, then his 下家, then his 上家; you may eat (吃) only your 上家's discard, or a card you or your 上家 drew.${deal.win_on_discard ? " Of several who may win on a discard, the discarder's 下家 first, then on round the table in turn." : ""}`],
+    ["bi", zh
+      ? "比牌：吃了一张牌后手里还有这张牌（坎里的除外），每一张都要一起比出去，各自和手里别的牌组成一句话或绞（一个绞可以带两张，如 小2 小2 大2）；比不出去就不能吃。"
+      : "比: after eating a card, every copy of it left in your hand (outside a 坎) must be laid down too, each in a further sentence or 绞 with other hand cards (one 绞 may carry two: 小2 小2 大2); if they cannot all be, you may not eat it."],
     ["chou", zh
-      ? `臭牌：自己打出过的牌，或能吃、能碰却没有要的牌，之后不能再吃${deal.chou_blocks_peng ? "或碰" : "（还可以碰）"}；偎、提照样要做，也照样能胡。`
-      : `臭 cards: a card you discarded, or could eat or pong and passed, may not be eaten${deal.chou_blocks_peng ? " or ponged" : " (it may still be ponged)"} by you again; you still must 偎/提 it, and may still win on it.`],
+      ? `臭牌：自己打出过的牌，或能吃、能碰却没有要的牌，之后不能再吃${deal.chou_blocks_peng ? "或碰" : "（还可以碰）"}；偎、提照样要做（过碰后自己摸到第三张照样要偎，叫臭偎），也照样能胡。想吃的牌被别人碰或跑走，不算臭牌。`
+      : `臭 cards: a card you discarded, or could eat or pong and passed, may not be eaten${deal.chou_blocks_peng ? " or ponged" : " (it may still be ponged)"} by you again; you still must 偎/提 it (drawing the 3rd of a pair you declined to pong is a 偎 all the same: 臭偎), and may still win on it. A card you wanted to eat that another player's 碰 or 跑 took first is not 臭.`],
+    ["win-group", zh
+      ? "胡的那张牌补成的门子按补成后的算：别人的牌补手里对子算碰（碰胡），自己摸的算偎（偎胡）；别人的牌补手里坎或桌上偎算跑（跑胡），自己摸的算提（提胡）；摸出的牌补桌上碰算跑。所有组法中取胡息最高的一种。"
+      : "The group the winning card completes is scored as what it becomes: another player's card on a hand pair is a 碰 (碰胡), a self-drawn one a 偎 (偎胡); another player's card on a hand 坎 or table 偎 is a 跑 (跑胡), a self-drawn one a 提 (提胡); any drawn card on a table 碰 is a 跑. Of all the ways to arrange the hand, the one of most 胡息 counts."],
     ["chouhu", zh
       ? "臭胡：能胡某张牌而选择过，在自己桌面胡息变化之前不能再胡这张牌。"
       : "臭胡: pass a win on a card, and you may not win on that card again until your table 胡息 changes."],
     ["discard-after", zh
-      ? "吃、碰、偎、跑、提之后，手里和桌上的牌多于 20 张（第一个以外的每个跑/提再加 1 张）时要打出一张：通常吃、碰、偎和第一个跑/提之后要打，第二个及以后的跑/提之后不打，由下家摸牌（发牌时已有两个提的闲家，第一次进牌后也不打）。"
-      : "After a 吃, 碰, 偎, 跑 or 提 you discard one card when you own more than 20 cards (plus one for each 跑/提 beyond your first): usually after a 吃, 碰, 偎 or your first 跑/提, not after a second or later 跑/提 (your 下家 draws), nor after the first intake of a player dealt two 提."],
+      ? "吃、碰、偎、跑、提之后，手里和桌上的牌多于 20 张（第一个以外的每个跑/提再加 1 张）时要打出一张：通常吃、碰、偎和第一个跑/提之后要打，第二个及以后的跑/提之后不打，由下家摸牌（发牌时已有两个提的闲家，第一次进牌后也不打；那次进牌若是跑/提，下一次进牌后也不打）。"
+      : "After a 吃, 碰, 偎, 跑 or 提 you discard one card when you own more than 20 cards (plus one for each 跑/提 beyond your first): usually after a 吃, 碰, 偎 or your first 跑/提, not after a second or later 跑/提 (your 下家 draws), nor after the first intake of a non-dealer dealt two 提 (nor, if that intake was a 跑/提, after the next one)."],
     ["xianggong", zh
       ? "相公：该打牌时手里只剩坎牌打不出，就跳过出牌，本局不能再胡。"
       : "相公: a player who must discard but holds only 坎 cards skips the discard and can no longer win this hand."],
@@ -206,8 +214,8 @@ function dealList(deal: Json): HTMLElement {
   lines.push([
     "tianhu",
     zh
-      ? `天胡：发牌后手中有 ${ti} 提，或 提和坎共 ${kan} 个，立即胡牌（不必成牌）${deal.liangzhang_win ? "；庄家 21 张（含亮张）成胡，或闲家手牌加亮张成胡，也可胡" : "；庄家 21 张在打第一张牌前成胡，也是天胡"}。`
-      : `天胡: after the deal, ${ti} 提, or ${kan} 提 and 坎 together, win at once (the hand need not be complete)${deal.liangzhang_win ? "; a dealer whose 21 cards (the 亮张 included) are complete, or another player whose hand and the 亮张 are, may also win" : "; so does a dealer whose 21 cards are complete before his first discard"}.`,
+      ? `天胡：发牌后手中有 ${ti} 提，或 提和坎共 ${kan} 个，立即胡牌（不必成牌）${deal.liangzhang_win ? "；庄家 21 张（含亮张）成胡，或闲家手牌加亮张成胡，也可胡" : "；庄家 21 张在打第一张牌前成胡，也是天胡"}。几家同时可以天胡时，庄家先，然后庄家的下家、上家${deal.liangzhang_win ? "；强制天胡先于亮张胡" : ""}。庄家的天胡和发牌后的强制天胡都算自摸${deal.liangzhang_win ? "（闲家胡亮张不算）" : ""}。`
+      : `天胡: after the deal, ${ti} 提, or ${kan} 提 and 坎 together, win at once (the hand need not be complete)${deal.liangzhang_win ? "; a dealer whose 21 cards (the 亮张 included) are complete, or another player whose hand and the 亮张 are, may also win" : "; so does a dealer whose 21 cards are complete before his first discard"}. Several at once: the dealer first, then his 下家, then his 上家${deal.liangzhang_win ? "; a 天胡 at the deal outranks a 亮张 win" : ""}. A dealer's 天胡, and every 天胡 at the deal, counts as 自摸${deal.liangzhang_win ? " (a non-dealer winning on the 亮张 does not)" : ""}.`,
   ]);
   const effects: string[] = [];
   if (deal.tianhu_huxi_doubled) effects.push(zh ? "天胡胡息加倍计底" : "a 天胡 counts its 胡息 twice for the base count");
