@@ -195,6 +195,19 @@ def test_liangzhang_non_dealer_is_tianhu_not_zimo() -> None:
     assert a["points"] == {"winner": 144, "loser": -72}
 
 
+def test_no_liangzhang_win_where_the_21st_card_is_not_shown() -> None:
+    """§9.1: luzhou shows no 亮张 (no 亮张 win): only the dealer's own 21 cards win at
+    the deal. And the 亮张 is never the wall's last card (§6.3: no 海底 on it)."""
+    luzhou = {"rules": "luzhou", "hand": "二七十 二七十 四五六 四五六 伍陆柒 叁肆伍 九九",
+              "card": "九", "source": "liangzhang"}
+    error = ask_bad(json.dumps({**luzhou, "dealer": False}, ensure_ascii=False))
+    assert "show no 亮张" in error, error
+    dealer = ask({**luzhou, "dealer": True})  # his 21 cards: the 天胡 of §9.1
+    assert dealer["hu"] is True and dealer["tianhu"] is True
+    error = ask_bad(json.dumps(q(source="liangzhang", last=True), ensure_ascii=False))
+    assert "never the wall's last card" in error, error
+
+
 # ---- 4. table groups (melds) and how the winning card is grouped --------------------
 
 @pytest.mark.parametrize("wei_kind", ["wei", "chouwei"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from notation import C
 from scenario import kinds, pass_until, play
 
@@ -288,3 +289,36 @@ def test_n62_a_win_below_15_huxi_is_paid_as_one_at_15() -> None:
         assert usual["hu"] is True and 15 <= usual["huxi"] <= 17, usual
         assert won["di"] == usual["di"] == 1, (preset, won, usual)
         assert won["points"]["winner"] > 0 > won["points"]["loser"], (preset, won)
+
+
+N63_DEALER = "二七十 二七十 四五六 四五六 伍陆柒 叁肆 九九九"  # + the unshown 21st card 伍
+N63_OTHERS = ["一一三三 四五六七八九 壹贰叁肆 陆柒 玖拾 十二",
+              "一一三三 四五六七八 壹贰叁肆 陆柒 玖拾 捌 十二"]
+N63_REST = "壹壹 贰贰 叁 肆 陆 柒 玖玖 拾拾 八八"
+
+
+@pytest.mark.parametrize("drawn", ["伍", "捌"])
+def test_n63_a_passed_luzhou_dealer_tianhu_bars_no_card(drawn: str) -> None:
+    """§9.1: the dealer's 21st card is not shown; his 21 cards forming a winning hand is
+    a 天胡. He passes it and discards 伍: his 20 cards wait on 伍 (叁肆伍, 伍陆柒) and 捌
+    (陆柒捌). No card was offered, so §4.5's 臭胡 bars neither — not the kind that happened
+    to be dealt 21st, which he cannot tell from his other cards (rules-notes N63)."""
+    from paohuzi.game.deal import Deal
+
+    rules = Ruleset.preset("luzhou", players=3)
+    wall = ("伍伍 捌捌捌 " if drawn == "伍" else "捌 伍伍 捌捌 ") + N63_REST
+    deal = Deal.from_json({"dealer": 0, "hands": [N63_DEALER, *N63_OTHERS],
+                           "liangzhang": "伍", "wall": wall}, rules)
+    hand = Hand(rules, deal)
+    assert hand.pending_seats() == [0] and Hu() in hand.legal_actions(0)  # the 天胡
+    hand.act(0, Pass())
+    assert hand.seats[0].chouhu == {}
+    hand.act(0, Action.from_text("discard 伍"))
+    pass_until(hand, lambda h: h.claim is not None and h.claim.context.value != "discard")
+    assert hand.claim is not None and hand.claim.card == C(drawn)  # seat 1 drew it
+    assert Hu() in hand.legal_actions(0), lines(hand)[-4:]
+    hand.act(0, Hu())
+    for seat in hand.pending_seats():
+        hand.act(seat, Pass())
+    r = hand.result
+    assert r is not None and (r.winner, r.source) == (0, "other")  # seat 1's draw

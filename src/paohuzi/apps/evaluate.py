@@ -132,6 +132,11 @@ def evaluate(question: dict[str, Any]) -> dict[str, Any]:
     source = Source(given)
     if source is Source.DISCARD and not rules.win_on_discard:
         raise QuestionError("source: these rules never win on a discard")
+    if source is Source.LIANGZHANG and not rules.liangzhang_shown and not dealer:
+        raise QuestionError("source: these rules show no 亮张 (only the dealer's own 21 "
+                            "cards may win at the deal: dealer true)")
+    if source is Source.LIANGZHANG and last:
+        raise QuestionError("last: the 亮张 is never the wall's last card")
     if dihu and (source is not Source.DISCARD or dealer or tianhu):
         raise QuestionError("dihu: 地胡 is the dealer's 下家 winning on the dealer's first "
                             "discard (source discard, not the dealer, not a 天胡)")

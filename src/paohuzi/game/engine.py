@@ -1034,9 +1034,12 @@ class Hand:
         answers = claim.answers
         winner = next((s for s in self._orders[claim.seat] if isinstance(answers.get(s), Hu)),
                       None)
-        for seat in claim.wins:
-            if seat != winner and not isinstance(answers.get(seat), Hu):
-                self.seats[seat].chouhu[claim.card] = self.seats[seat].table_huxi
+        # (the §9.1 dealer's 21 cards, his 21st card unshown: no card was offered, so a
+        # pass bars none — rules-notes N63)
+        if claim.context is not _ON_LIANGZHANG or self.rules.liangzhang_shown:
+            for seat in claim.wins:
+                if seat != winner and not isinstance(answers.get(seat), Hu):
+                    self.seats[seat].chouhu[claim.card] = self.seats[seat].table_huxi
         if winner is None:
             return False
         self._win_on_claim(claim, winner)
