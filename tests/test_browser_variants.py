@@ -327,6 +327,8 @@ def test_a_tables_help_shows_its_rooms_rules_and_leads_back(browser, srv):
     page.wait_for_selector(".deal-rules li[data-rule=discard]")
     text = page.inner_text(".deal-rules li[data-rule=discard]")
     assert "自己要偎/提的牌不能胡" in text and "自己偎/提的牌" not in text, text
+    grouped = page.inner_text(".play-rules li[data-rule=win-group]")
+    assert "偎胡" not in grouped and "提胡" not in grouped and "碰胡" in grouped, grouped
     # a room's own rules name may hold any text: the table's links still lead to its rules
     odd = srv.quick(token, level="easy", rules={"name": "百分百%规则?x", "min_huxi": 12},
                     bot_delay=10, next_delay=600, timer=60)

@@ -455,3 +455,92 @@ def test_a_pass_killed_around_storing_its_room_leaves_its_people_told(redis_url:
         other.join(people[0], "10.0.0.9", "xinshou", "qq")  # free to queue again
         assert other.status(people[0].id)["status"] == "waiting"
     client.close()
+
+
+def test_a_room_stored_but_not_opened_is_ended_and_its_people_queue_again(
+        redis_url: str) -> None:
+    """A review: a database error right after a group's room was stored (reading its
+    people's levels) made the pass put them back in the queue while the room stayed
+    open with them seated, served by nobody. A room stored but not opened is ended."""
+    import asyncio
+
+    import redis
+
+    from paohuzi.server.matchmaking import MatchSettings
+    from paohuzi.server.server import Server
+    from paohuzi.server.storage import SQLiteStorage
+
+    storage = SQLiteStorage(":memory:")
+    server = Server(storage)
+    server.matchmaker.settings = MatchSettings(wait=0.0, distinct_addresses=False)
+    client = redis.Redis.from_url(redis_url)
+    server.matchmaker.share(client)
+    people = [storage.create_player(f"p{i}")[0] for i in range(3)]
+    for i, rec in enumerate(people):
+        server.matchmaker.join(rec, f"10.0.0.{i}", "xinshou", "qq", now=float(i))
+    real_player, real_create = storage.player, storage.create_room
+    stored: list[str] = []
+
+    def create_room(code: str, *args: Any, **kwargs: Any) -> None:
+        real_create(code, *args, **kwargs)
+        stored.append(code)
+
+    def player(pid: int) -> Any:
+        if stored:  # the room is stored: the next read fails, once
+            storage.player = real_player  # type: ignore[method-assign]
+            raise ConnectionError("database went away")
+        return real_player(pid)
+
+    storage.create_room = create_room  # type: ignore[method-assign]
+    storage.player = player  # type: ignore[method-assign]
+
+    async def go() -> None:
+        await server.matchmaker.tick(now=time.time())
+        for runtime in list(server.runtimes.values()):
+            runtime.stop()
+
+    asyncio.run(go())
+    assert len(stored) == 1 and stored[0] not in server.runtimes
+    assert not storage.room_is_open(stored[0])  # ended: never restored with them in it
+    assert [server.matchmaker.status(rec.id)["status"] for rec in people] == \
+        ["waiting"] * 3
+    client.close()
+
+
+@pytest.mark.parametrize("stored", [True, False])
+def test_a_provisional_place_confirmed_or_forgotten_never_replaces_a_newer_one(
+        redis_url: str, stored: bool) -> None:
+    """A review: a process confirming (or forgetting) a dead pass's provisional place
+    wrote over a place another process had written meanwhile (he queued again and was
+    seated at another table during the database query): he was sent to the old table,
+    or shown idle. The replacement is one compare-and-set."""
+    import redis
+
+    from paohuzi.server.matchmaking import Matchmaker, MatchSettings, Seated
+    from paohuzi.server.storage import SQLiteStorage
+
+    storage = SQLiteStorage(":memory:")
+    rec = storage.create_player("p")[0]
+    if stored:
+        storage.create_room("654321", {"rules": "qq"}, None,
+                            [{"k": "sit", "seat": 0, "player": rec.id, "nickname": "p"}])
+    client = redis.Redis.from_url(redis_url)
+    settings = MatchSettings(wait=0.0, distinct_addresses=False)
+    one, other = (Matchmaker(_RoomMaker(storage, []), settings)  # type: ignore[arg-type]
+                  for _ in range(2))
+    for maker in (one, other):
+        maker.share(client)
+    one.queue.note_seated(rec.id, Seated("654321", 0, 2, False, True))  # then killed
+    real = storage.room_is_open
+    newer = Seated("777777", 1, 2, False)
+
+    def meanwhile(code: str) -> bool:
+        found = real(code)
+        other.queue.note_seated(rec.id, newer)  # seated again through the other process
+        return found
+
+    storage.room_is_open = meanwhile  # type: ignore[method-assign]
+    said = one.status(rec.id)
+    storage.room_is_open = real  # type: ignore[method-assign]
+    assert said == newer.to_json() and other.status(rec.id) == newer.to_json()
+    client.close()

@@ -272,3 +272,45 @@ def test_a_relayed_client_that_reads_nothing_is_cut_off(monkeypatch: pytest.Monk
     assert done, "the relay to a client that reads nothing never ended"
     assert done[0].closes == [1013] and done[0].aborted
     assert time.monotonic() - started < 3
+
+
+def test_a_route_redis_did_not_take_stores_the_room_once(postgres_url: str,
+                                                        redis_url: str) -> None:
+    """A review: a room stored (with its lease) and then a Redis error publishing its
+    route made the server draw another code and store the same room — the same people
+    seated — a second time. Once stored, nothing raises: the route is published at the
+    next upkeep."""
+    from paohuzi.server.cluster import Cluster
+
+    storage = PostgresStorage(postgres_url, shared=True)
+    cluster = Cluster(storage, redis_url, "http://127.0.0.1:1")
+    server = Server(storage, Limits())
+    server.cluster = cluster
+    real_route = cluster._route
+    failed: list[str] = []
+
+    def route_fails_once(*codes: str, **kwargs: Any) -> None:
+        if codes and not failed:
+            failed.extend(codes)
+            raise ConnectionError("redis went away")
+        real_route(*codes, **kwargs)
+
+    cluster._route = route_fails_once  # type: ignore[method-assign]
+    codes: list[str] = []
+
+    async def go() -> str:
+        code = (await server.open_room(dict(TWO_SEATS), Creator(1, "address"), (),
+                                       codes.append)).code
+        for runtime in server.runtimes.values():
+            runtime.stop()
+        return code
+
+    try:
+        code = asyncio.run(go())
+        assert failed == [code] and codes == [code]  # one code drawn, one room stored
+        assert [c for c, _ in storage.rooms()] == [code]
+        assert cluster._stale_routes(server.runtimes) == [code]  # published next upkeep
+    finally:
+        cluster.redis.close()
+        server.pool.close()
+        storage.close()

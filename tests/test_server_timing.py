@@ -624,3 +624,39 @@ def test_a_claim_answer_holds_only_the_answering_seats_connections(srv, monkeypa
 
     other, own = asyncio.run(scoped())
     assert other < 0.1 and own >= 0.29
+
+
+def test_a_new_spectator_is_shown_the_table_at_once_whoever_may_claim(srv):
+    """A review's probe: a spectator's first state was built at once while the table
+    waited on a claim (a computer's answer held to the window's end), and held to the
+    last frame's release while the table ran ahead past a card nobody could claim — so
+    a fresh spectator connection per card told which (24 of 24). Every frame now has
+    the spectator's body: a spectator connecting at any moment is shown it at once."""
+    _, token = srv.player("p0")
+    _, watcher = srv.player("w")
+    window = 1.0
+    code = srv.room(token, seats=["human", "easy", "easy"], timer=60, next_delay=600,
+                    bot_delay=0, claim_window=window)
+    bot = BotClient(srv.ws_url(code), token, seat=0, seed=3)
+
+    async def probe() -> list[float]:
+        playing = asyncio.ensure_future(bot.play(1, timeout=120))
+        waits: list[float] = []
+        await asyncio.sleep(1.0)  # dealt
+        while len(waits) < 16 and not playing.done():
+            ws = await websockets.connect(f"{srv.ws_url(code)}?token={watcher}")
+            assert json.loads(await ws.recv())["type"] == "welcome"
+            start = time.monotonic()
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if msg.get("type") == "state":
+                    break
+            waits.append(time.monotonic() - start)
+            await ws.close()
+            await asyncio.sleep(0.55 + 0.1 * (len(waits) % 4))  # moments across windows
+        playing.cancel()
+        return waits
+
+    waits = asyncio.run(probe())
+    assert len(waits) >= 8, waits
+    assert max(waits) < 0.5 * window, sorted(waits)

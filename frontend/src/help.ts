@@ -166,6 +166,7 @@ function scoringTable(scoring: Json): HTMLElement {
  * read from the server's rules core (rulesdoc.deal_json). */
 function playList(deal: Json): HTMLElement {
   const zh = currentLang() === "zh";
+  const tiWei = deal.win_on_ti_wei !== false;
   const lines: [string, string][] = [
     ["menzi", zh
       ? "胡牌时手里和桌上的牌正好组成 7 个门子（一句话、绞、碰、偎、坎、跑、提各算一个）；有跑或提时，其中必须有且只有一对将。坎不能拆。"
@@ -183,8 +184,8 @@ function playList(deal: Json): HTMLElement {
       ? `臭牌：自己打出过的牌，或能吃、能碰却没有要的牌，之后不能再吃${deal.chou_blocks_peng ? "或碰" : "（还可以碰）"}；偎、提照样要做（过碰后自己摸到第三张照样要偎，叫臭偎），也照样能胡。想吃的牌被别人碰或跑走，不算臭牌。`
       : `臭 cards: a card you discarded, or could eat or pong and passed, may not be eaten${deal.chou_blocks_peng ? " or ponged" : " (it may still be ponged)"} by you again; you still must 偎/提 it (drawing the 3rd of a pair you declined to pong is a 偎 all the same: 臭偎), and may still win on it. A card you wanted to eat that another player's 碰 or 跑 took first is not 臭.`],
     ["win-group", zh
-      ? "胡的那张牌补成的门子按补成后的算：别人的牌补手里对子算碰（碰胡），自己摸的算偎（偎胡）；别人的牌补手里坎或桌上偎算跑（跑胡），自己摸的算提（提胡）；摸出的牌补桌上碰算跑。所有组法中取胡息最高的一种。"
-      : "The group the winning card completes is scored as what it becomes: another player's card on a hand pair is a 碰 (碰胡), a self-drawn one a 偎 (偎胡); another player's card on a hand 坎 or table 偎 is a 跑 (跑胡), a self-drawn one a 提 (提胡); any drawn card on a table 碰 is a 跑. Of all the ways to arrange the hand, the one of most 胡息 counts."],
+      ? `胡的那张牌补成的门子按补成后的算：别人的牌补手里对子算碰（碰胡）${tiWei ? "，自己摸的算偎（偎胡）" : ""}；别人的牌补手里坎或桌上偎算跑（跑胡）${tiWei ? "，自己摸的算提（提胡）" : ""}；摸出的牌补桌上碰算跑。${tiWei ? "" : "（自己要偎、提的牌不能胡。）"}所有组法中取胡息最高的一种。`
+      : `The group the winning card completes is scored as what it becomes: another player's card on a hand pair is a 碰 (碰胡)${tiWei ? ", a self-drawn one a 偎 (偎胡)" : ""}; another player's card on a hand 坎 or table 偎 is a 跑 (跑胡)${tiWei ? ", a self-drawn one a 提 (提胡)" : ""}; any drawn card on a table 碰 is a 跑.${tiWei ? "" : " (A card you would 偎 or 提 cannot be won.)"} Of all the ways to arrange the hand, the one of most 胡息 counts.`],
     ["chouhu", zh
       ? "臭胡：能胡某张牌而选择过，在自己桌面胡息变化之前不能再胡这张牌。"
       : "臭胡: pass a win on a card, and you may not win on that card again until your table 胡息 changes."],

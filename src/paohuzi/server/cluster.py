@@ -170,10 +170,17 @@ class Cluster:
                    entries: Sequence[dict[str, Any]] = ()) -> None:
         """Store a room created here (with the first entries of its log), owned by this
         process from the start (the room, its entries and its lease in one transaction),
-        and publish its route."""
+        and publish its route. Once stored, nothing here raises: a caller retrying with
+        another code would store the room twice (a route Redis did not take is published
+        at the next upkeep, :meth:`_stale_routes`)."""
         self.storage.create_leased_room(code, config, self.owner, self.address, self.ttl,
                                         creator, entries)
-        self._route(code)
+        try:
+            self._route(code)
+        except Exception as exc:
+            self._routed.pop(code, None)
+            log.warning("room %s: its route was not published (%s); the next upkeep "
+                        "publishes it", code, type(exc).__name__)
 
     def _route(self, *codes: str, census: Census | None = None) -> None:
         """Publish (or refresh) the routes of ``codes``, this process's presence and its

@@ -393,6 +393,19 @@ return 0
 """Clear this process's (ARGV[1]) ``seating`` marks among KEYS; another process's mark
 (it took the person after this one put him back) stays."""
 
+_REPLACE_IF = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1])
+else redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) end
+return 1
+"""
+"""Replace KEYS[1] by ARGV[2] (expiring in ARGV[3] seconds; ``''``: delete it) only if
+it still holds ARGV[1]: a provisional place confirmed or forgotten, never a newer one
+written meanwhile."""
+
+_SEATED_TTL = 3600
+"""Seconds every process can read where a person was seated."""
+
 _SEATING_MS = 30_000
 """How long a person taken out of the queue by a pass stays marked as being seated if
 the process seating him dies before it seats, refuses or re-queues him (a pass seats
@@ -444,6 +457,7 @@ class SharedQueue:
         self._claim = client.register_script(_CLAIM)
         self._unlock = client.register_script(_UNLOCK)
         self._seating_done = client.register_script(_SEATING_DONE)
+        self._replace_if = client.register_script(_REPLACE_IF)
 
     @staticmethod
     def _queue_key(key: Key) -> str:
@@ -632,14 +646,14 @@ class SharedQueue:
 
     def note_seated(self, player: int, seated: Seated) -> None:
         """Where ``player`` was seated, readable by every process for an hour."""
-        data = {**seated.to_json(), "provisional": seated.provisional}
-        self.redis.set(f"{_PREFIX}seated:{player}", json.dumps(data), ex=3600)
+        self.redis.set(f"{_PREFIX}seated:{player}", _seated_text(seated), ex=_SEATED_TTL)
 
-    def forget_seated(self, player: int, seated: Seated) -> None:
-        """Take back where ``player`` was seated, if it still says ``seated``."""
-        key = f"{_PREFIX}seated:{player}"
-        if self.seated(player) == seated:
-            self.redis.delete(key)
+    def replace_seated(self, player: int, old: Seated, new: Seated | None) -> bool:
+        """Where ``player`` was seated, ``old`` replaced by ``new`` (None: forgotten) if
+        it still says ``old``, in one step (he may have been seated anew meanwhile)."""
+        return bool(self._replace_if(
+            keys=[f"{_PREFIX}seated:{player}"],
+            args=[_seated_text(old), "" if new is None else _seated_text(new), _SEATED_TTL]))
 
     def note_refused(self, player: int, reason: str) -> None:
         """Why ``player`` left the queue unseated (:meth:`Matchmaker.refuse`), readable by
@@ -754,12 +768,12 @@ class Matchmaker:
         if the room was stored (the process died after storing it: else nobody would
         ever tell him of the table he sits at), forgotten if not."""
         assert isinstance(self.queue, SharedQueue)
-        if self.server.storage.room_is_open(seated.code):
-            confirmed = replace(seated, provisional=False)
-            self.queue.note_seated(player, confirmed)
+        confirmed = replace(seated, provisional=False) \
+            if self.server.storage.room_is_open(seated.code) else None
+        if self.queue.replace_seated(player, seated, confirmed):
             return confirmed
-        self.queue.forget_seated(player, seated)
-        return None
+        again = self.queue.seated(player)  # written anew meanwhile: that one, confirmed
+        return again if again is None or not again.provisional else None
 
     def hall(self) -> list[dict[str, Any]]:
         """Each 场次 with its stake, entry minimum, people online (seated at a table of
@@ -976,6 +990,12 @@ class Matchmaker:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _seated_text(seated: Seated) -> str:
+    """How :class:`SharedQueue` stores where a person sits (the same text for the same
+    place: :meth:`SharedQueue.replace_seated` compares it)."""
+    return json.dumps({**seated.to_json(), "provisional": seated.provisional})
 
 
 def _people(result: Group | Placement) -> tuple[Ticket, ...]:

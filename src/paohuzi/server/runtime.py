@@ -360,9 +360,12 @@ class Runtime:
     def frame(self, hand: Hand | None, claim_point: bool) -> Frame:
         """Every viewer's message body now (``hand``: as it is at a claim point)."""
         t = self.table
+        # a spectator's body too, watched or not: one built only when a spectator came
+        # was built at once while the table waited on a claim and held to the last
+        # frame's release while it ran ahead past a card nobody could claim — a new
+        # spectator's wait told which (a review's probe, 24 of 24)
         viewers: list[int | None] = [i for i, s in enumerate(t.seats) if s.kind == "human"]
-        if any(c.seat is None for c in self.clients):
-            viewers.append(None)  # else built when a spectator comes (_spectator_body)
+        viewers.append(None)
         bodies = t.bodies(viewers, hand)
         shown = hand if hand is not None else t.hand
         decisions: dict[int, tuple[Any, ...]] = {}
@@ -496,10 +499,8 @@ class Runtime:
                                          turn_deadline)
 
     def _spectator_body(self, frame: Frame) -> Body | None:
-        """What spectators see of ``frame``. A frame captured while nobody watched has
-        none: it is built from the table when that frame is the last one captured and
-        released (the table has not changed since: every change captures a frame), else
-        the spectator waits for that moment."""
+        """What spectators see of ``frame`` (every frame :meth:`frame` captures has it; a
+        frame made otherwise gets it from the table if nothing is pending)."""
         body = frame.bodies.get(None)
         if body is None and frame is self.delivery.current and not self.delivery.pending:
             body = frame.bodies[None] = self.table.bodies([None])[None]

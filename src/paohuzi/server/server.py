@@ -351,13 +351,30 @@ class Server:
             raise ServerFull(f"the server is full ({len(self.runtimes)} rooms open): "
                              "try again later")
         code = self._store_new_room(config, creator, entries, on_code)
-        table = Table(code, config)
-        for entry in entries:
-            table.apply(entry)
-        self.runtimes[code] = Runtime(self, table)
+        try:
+            table = Table(code, config)
+            for entry in entries:
+                table.apply(entry)
+            self.runtimes[code] = Runtime(self, table)
+        except Exception:
+            # stored, but not opened here (a database error reading its people, say): it
+            # is ended, else it would stay open with its people seated and nobody told
+            # (a review); whoever asked for it is refused as if it was never made
+            self.runtimes.pop(code, None)
+            self._end_unopened(code)
+            raise
         if creator is not None:
             self.creators[code] = creator
         return table
+
+    def _end_unopened(self, code: str) -> None:
+        try:
+            self.storage.end_room(code)
+            if self.cluster is not None:
+                self.cluster.storage.release_lease(code, self.cluster.owner)
+        except Exception as exc:  # it stays open: restored (or taken over) as any room
+            log.error("room %s: stored but not opened, and not ended (%s)", code,
+                      type(exc).__name__)
 
     def _store_new_room(self, config: RoomConfig, creator: Creator | None = None,
                         entries: Sequence[dict[str, Any]] = (),
