@@ -33,7 +33,7 @@ from paohuzi.core.options import label_of
 from paohuzi.core.rules import PRESETS, Ruleset
 from paohuzi.core.settlement import beans_of
 from paohuzi.core.solver import waits
-from paohuzi.game.actions import Action, Discard
+from paohuzi.game.actions import Action, Discard, Pass
 from paohuzi.game.engine import Hand
 from paohuzi.game.match import HandSummary, Match
 from paohuzi.game.record import record_of
@@ -442,7 +442,10 @@ class Table:
             seat = self.seats[entry["seat"]]
             action = Action.from_text(entry["action"])
             if entry.get("player") is not None:
-                seat.timeouts = 0
+                if not isinstance(action, Pass):
+                    # (a pass is secret: that it reset the missed discards, and so put
+                    # off 托管, told the others he had had an option — a review)
+                    seat.timeouts = 0
                 if isinstance(action, Discard):
                     # 托管 ends on the player's own discard (public anyway) or takeover;
                     # never on a claim answer, which would tell who had an option
