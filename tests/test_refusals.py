@@ -96,3 +96,17 @@ def test_rules_that_do_not_hold_together_are_refused_in_both_languages(rules, ch
     assert said is not None and said["en"] == str(refused.value)
     assert said["zh"] == chinese
     assert not re.search(r"[a-z]{4,}", said["zh"].replace("tokyo", ""))  # no English in it
+
+
+@pytest.mark.parametrize("value", [3.0, "3", True, 1000])
+def test_a_stake_out_of_bounds_is_told_the_rooms_bounds(value):
+    """A review: a stake of the wrong type was refused with the core's bounds (base
+    1..10000), then a well-typed 101 with the room's (1..100). Both name the room's."""
+    from paohuzi.server.table import STAKES, RoomConfig, TableError
+
+    with pytest.raises(TableError) as refused:
+        RoomConfig.from_json({"rules": "qq", "base": value})
+    low, high = STAKES["base"]
+    assert f"base must be an integer {low}..{high}, got" in str(refused.value)
+    said = words_of(refused.value)
+    assert said is not None and f"{low} 到 {high} 之间" in said["zh"]
