@@ -122,9 +122,9 @@ class RoomConfig:
         except OutOfBounds as exc:  # a number the room form lets a player type
             # (a stake's bounds are the room's, narrower than the core's: a stake of the
             # wrong type is refused with them — a review was told 1..10000, then 1..100)
-            low, high = STAKES.get(exc.field, (exc.low, exc.high))
+            least, most = STAKES.get(exc.field, (exc.low, exc.high))
             raise refusal(TableError, "option_range", key=exc.field,
-                          key_zh=label_of(exc.field)["zh"], low=low, high=high,
+                          key_zh=label_of(exc.field)["zh"], low=least, high=most,
                           value=repr(exc.value)) from None
         except NotAChoice as exc:
             raise refusal(TableError, "option_choice", key=exc.field,
