@@ -29,7 +29,6 @@ from paohuzi.server.levels import level_of
 from paohuzi.server.presence import PRESENCE_ENTRIES, Seating, presence_json
 from paohuzi.server.refusals import refusal
 from paohuzi.server.table import Table, TableError
-from paohuzi.server.views import Body
 
 if TYPE_CHECKING:
     from paohuzi.server.server import Server
@@ -492,11 +491,11 @@ class Runtime:
         if snapshot or client.events_hand != frame.hand_no:
             client.events_sent = 0
             client.events_hand = frame.hand_no
+        # a seat without a body of its own (a spectator) sees the spectator's, which
+        # every frame has (:meth:`frame`)
         body = frame.bodies.get(client.seat) if client.seat is not None else None
         if body is None:
-            body = self._spectator_body(frame)
-            if body is None:
-                return None  # sent once the table has caught up (the last frame's release)
+            body = frame.bodies[None]
         start = body.start(client.events_sent)
         if not snapshot and body.hash == client.last_hash and start == body.count:
             return None  # nothing this seat can see changed (e.g. another seat's secret answer)
@@ -513,14 +512,6 @@ class Runtime:
         client.base = body
         return text or body.message_text(client.sent, start, deadline, next_deadline,
                                          turn_deadline)
-
-    def _spectator_body(self, frame: Frame) -> Body | None:
-        """What spectators see of ``frame`` (every frame :meth:`frame` captures has it; a
-        frame made otherwise gets it from the table if nothing is pending)."""
-        body = frame.bodies.get(None)
-        if body is None and frame is self.delivery.current and not self.delivery.pending:
-            body = frame.bodies[None] = self.table.bodies([None])[None]
-        return body
 
     async def broadcast(self) -> None:
         """Send every connection what it is shown now (what changed for it); returns
