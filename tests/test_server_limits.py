@@ -457,8 +457,11 @@ def test_the_seats_sharing_an_address_are_those_two_were_played_from() -> None:
     from types import SimpleNamespace
 
     from paohuzi.server.runtime import Runtime
+    from paohuzi.server.seen import Seen
 
-    runtime = SimpleNamespace(addresses={7: {0: {"a"}, 1: {"b", "c"}, 2: {"c"}, 3: {"d"}}})
+    seen = Seen()
+    seen.addresses = {7: {0: {"a"}, 1: {"b", "c"}, 2: {"c"}, 3: {"d"}}}
+    runtime = SimpleNamespace(seen=seen)
     assert Runtime.sharing_seats(runtime, 7) == {1, 2}  # type: ignore[arg-type]
     assert Runtime.sharing_seats(runtime, 8) == set()  # type: ignore[arg-type]
 
@@ -645,6 +648,66 @@ def test_spectators_cannot_lock_a_seated_player_out(srv):
         await conn.ws.close()
         for ws in opened:
             await ws.close()
+    asyncio.run(go())
+
+
+def test_strangers_filling_the_spectator_places_cannot_lock_a_friend_out_of_a_free_seat(srv):
+    """A red team held every spectator's place of a private room (16, and 3 for its free
+    seat) from 7 accounts: the friend the room waited for was refused as one more
+    spectator, unseen by the host (spectators are not in ``presence``). A connection
+    that comes to sit (``sit=1``: the browser's retry after ``spectators_full``) takes
+    the free seat as it comes, past the spectators' cap; with no seat free it is refused
+    as before."""
+    async def go() -> None:
+        _, host = srv.player("host")
+        code = srv.room(host, seats=["human", "human", "easy"], sit=True, timer=60)
+        opened: list[Any] = []
+        for i in range(7):
+            token = srv.player(f"g{i}")[1]
+            for _ in range(3):
+                ws = await websockets.connect(f"{srv.ws_url(code)}?token={token}")
+                if json.loads(await ws.recv())["type"] == "welcome":
+                    opened.append(ws)
+                else:
+                    await ws.close()
+        assert len(opened) == 16 + 3
+        friend_id, friend = srv.player("friend")
+        ws = await websockets.connect(f"{srv.ws_url(code)}?token={friend}")
+        refused = json.loads(await ws.recv())
+        assert refused["type"] == "error" and refused["code"] == "spectators_full"
+        await ws.close()
+        ws = await websockets.connect(f"{srv.ws_url(code)}?token={friend}&sit=1")
+        welcome = json.loads(await ws.recv())
+        assert welcome["type"] == "welcome" and welcome["seat"] == 1, welcome
+        assert srv.server.runtimes[code].table.seats[1].player == friend_id
+        stranger = srv.player("late")[1]  # no seat left: the cap holds
+        late = await websockets.connect(f"{srv.ws_url(code)}?token={stranger}&sit=1")
+        assert json.loads(await late.recv())["code"] == "spectators_full"
+        await late.close()
+        runtime = srv.server.runtimes[code]
+        # the friend's two more connections are seated ones (never refused); leaving
+        # before the first hand leaves all three without a seat, past the cap: closed,
+        # so that sitting past the cap and leaving cannot grow the spectators
+        more = [await websockets.connect(f"{srv.ws_url(code)}?token={friend}")
+                for _ in range(2)]
+        for conn in more:
+            assert json.loads(await conn.recv())["seat"] == 1
+        await ws.send(json.dumps({"type": "leave", "seq": 1}))
+        deadline = time.monotonic() + 10
+        while runtime.spectator_room() < 0 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert runtime.table.seats[1].player is None
+        assert runtime.spectator_room() == 0  # at the cap (16 + 3 for the free seat)
+        # with places free, sit=1 is an ordinary spectator's connection: not seated
+        for other in opened[:3]:
+            await other.close()
+        while runtime.spectator_room() < 3 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        watcher = await websockets.connect(f"{srv.ws_url(code)}?token={stranger}&sit=1")
+        welcome = json.loads(await watcher.recv())
+        assert welcome["type"] == "welcome" and welcome["seat"] is None, welcome
+        for conn in [watcher, ws, *more, *opened[3:]]:
+            await conn.close()
     asyncio.run(go())
 
 

@@ -310,7 +310,9 @@ def test_a_leave_after_a_hand_answers_alike_when_the_hand_was_secretly_won(tmp_p
     """A leave ``after`` an earlier hand, sent while a hand is shown in play: its computer
     plays the seat out (托管, public). On a hand the engine had already ended on the card
     in play it was only noted, so a crafted client learned a claim window early that
-    someone had won (a review). Both answer alike now."""
+    someone had won (a review). Both answer alike now: as a leave from the hand (no
+    托管) where it cannot have crossed the deal (the seat decided in this hand), with
+    托管 where it can."""
     from types import SimpleNamespace
 
     from paohuzi.server import protocol
@@ -325,11 +327,19 @@ def test_a_leave_after_a_hand_answers_alike_when_the_hand_was_secretly_won(tmp_p
         assert t.hand.ended and not runtime.end_shown()
         seat = next(s for s in range(3) if t.hand_seat(s) != t.hand.result.winner)
         logged = len(server.storage.load_log(t.code))
-        async with runtime.lock:
+        runtime.dealt_at = time.monotonic()
+        assert True in runtime.moves[t.hand_no][seat]  # it decided in this hand
+        async with runtime.lock:  # a leave from the hand: waits for its end, no 托管
             changed = await protocol._leave(runtime, SimpleNamespace(seat=seat),
                                             Leave(7, t.hand_no - 1))
         kinds = [e["k"] for e in server.storage.load_log(t.code)[logged:]]
-        assert changed is True and kinds == ["leaving", "tuoguan"]  # as in play
+        assert changed is False and kinds == ["leaving"]
+        runtime.moves[t.hand_no][seat] = {False}  # as if its computer had made them all
+        async with runtime.lock:
+            changed = await protocol._leave(runtime, SimpleNamespace(seat=seat),
+                                            Leave(8, t.hand_no - 1))
+        kinds = [e["k"] for e in server.storage.load_log(t.code)[logged:]]
+        assert changed is True and kinds == ["leaving", "leaving", "tuoguan"]  # as in play
         runtime.stop()
         server.pool.close()
     asyncio.run(go())
@@ -428,6 +438,7 @@ def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
         async with runtime.lock:
             seat_people(runtime, players)
             runtime.commit({"k": "start", "seed": 3, "salt": "x"})  # hand 1, in progress
+            runtime.dealt_at = time.monotonic()  # (dealt by this process just now)
             logged = len(server.storage.load_log(table.code))
             changed = await protocol._leave(runtime, SimpleNamespace(seat=1), Leave(5, 0))
         entries = server.storage.load_log(table.code)[logged:]
@@ -440,6 +451,54 @@ def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
         runtime.stop()
         server.pool.close()
     asyncio.run(go())
+
+
+def test_a_forged_after_does_not_walk_away_from_a_hand_in_play(tmp_path):
+    """A red team sent ``leave`` with ``after`` in the middle of a hand it disliked: taken
+    for a leave that crossed the deal, its computer played the hand out and the seat
+    left with no escape penalty (−12 where the escape cost −30). ``after`` is believed
+    only as a leave sent before the deal reached the seat can be: naming the hand just
+    before, soon after the deal, before any decision of the seat's own in it. Any other
+    is the escape, as a leave without it."""
+    from types import SimpleNamespace
+
+    from paohuzi.server import protocol
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.messages import Leave
+    from paohuzi.server.server import Server
+
+    forged = ["after a decision of his own", "not the hand just before", "long after the deal"]
+
+    async def go(case: str) -> list[dict[str, Any]]:
+        server = Server(open_storage(str(tmp_path / f"{forged.index(case)}.db")))
+        players = [server.storage.create_player(f"q{s}", beans=2000)[0].id for s in range(3)]
+        table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.05})
+        runtime = server.runtimes[table.code]
+        async with runtime.lock:
+            seat_people(runtime, players)
+            runtime.commit({"k": "start", "seed": 3, "salt": "x"})  # hand 1, in progress
+            hand = table.hand
+            assert hand is not None and runtime.dealt_at  # (dealt just now)
+            dealer = table.match_seat(hand.pending_seats()[0])
+            runtime.act(dealer, hand.legal_actions(hand.pending_seats()[0])[0],
+                        player=players[dealer])  # the dealer's own first discard
+            logged = len(server.storage.load_log(table.code))
+            seat, after = (dealer, 0) if case == forged[0] else ((dealer + 1) % 3, 0)
+            if case == forged[1]:
+                after = -1
+            if case == forged[2]:
+                runtime.dealt_at -= protocol.LEAVE_CROSSING_SECONDS + 1
+            await protocol._leave(runtime, SimpleNamespace(seat=seat), Leave(7, after))
+        entries = server.storage.load_log(table.code)[logged:]
+        runtime.stop()
+        server.pool.close()
+        server.storage.close()
+        return entries
+
+    for case in forged:
+        entries = asyncio.run(go(case))
+        assert [e["k"] for e in entries][:1] == ["escape"], (case, entries)
+        assert not any(e["k"] in ("leaving", "tuoguan") for e in entries), case
 
 
 def test_a_room_ended_with_its_hand_in_progress_settles_it_as_an_escape(tmp_path):

@@ -22,6 +22,7 @@ from paohuzi.server.economy import STARTING_BEANS
 from paohuzi.server.fairness import EntropyError, Shuffle
 from paohuzi.server.matchmaking import MatchSettings
 from paohuzi.server.runtime import Runtime
+from paohuzi.server.seen import Seen
 from paohuzi.server.server import Server
 from paohuzi.server.table import RoomConfig, Table
 
@@ -464,7 +465,7 @@ def test_a_xingjia_no_connection_held_gains_nothing(tmp_path):
             if seat != sat_out:
                 runtime.seen_at_seat(SimpleNamespace(seat=seat,  # type: ignore[arg-type]
                                                      address=""))
-        assert runtime.present[table.hand_no] == set(range(4)) - {sat_out}
+        assert runtime.seen.present[table.hand_no] == set(range(4)) - {sat_out}
         _play_out(runtime)
         await _settled(runtime)
         summary = table.last_summary
@@ -486,19 +487,189 @@ def test_a_seat_sitting_out_counts_as_computer_played_unless_held() -> None:
     dealt is his own; one never held, or held only in 托管 or between hands, is not."""
     seats = [SimpleNamespace(tuoguan=False) for _ in range(4)]
     seats[2].tuoguan = True
-    table = SimpleNamespace(hand_no=7, hand=SimpleNamespace(ended=False), seats=seats)
-    runtime = SimpleNamespace(table=table, present={}, addresses={},
-                              moves={7: {0: {False}, 1: {True}}})
+    table = SimpleNamespace(code="T", hand_no=7, hand=SimpleNamespace(ended=False), seats=seats)
+    runtime = SimpleNamespace(table=table, seen=Seen(), moves={7: {0: {False}, 1: {True}}},
+                              end_shown=lambda: True,
+                              server=SimpleNamespace(storage=SimpleNamespace(
+                                  append_log=lambda code, entry: 0)))
     for seat in (1, 2):  # seat 2 is held, but in 托管
         Runtime.seen_at_seat(runtime, SimpleNamespace(seat=seat,  # type: ignore[arg-type]
                                                       address=""))
-    assert runtime.present == {7: {1}}
+    assert runtime.seen.present == {7: {1}}
     assert Runtime.computer_played(runtime, 7) == {0}  # type: ignore[arg-type]
     assert Runtime.computer_played(runtime, 7, 1) == {0}  # type: ignore[arg-type]
     assert Runtime.computer_played(runtime, 7, 2) == {0, 2}  # type: ignore[arg-type]
     assert Runtime.computer_played(runtime, 7, 3) == {0, 3}  # type: ignore[arg-type]
     table.hand = SimpleNamespace(ended=True)  # between hands: not present in the next
     Runtime.seen_at_seat(runtime, SimpleNamespace(seat=3, address=""))  # type: ignore[arg-type]
-    assert 8 not in runtime.present
+    assert 8 not in runtime.seen.present
     Runtime.seen_at_seat(runtime, SimpleNamespace(seat=3, address=""), 8)  # type: ignore[arg-type]
     assert Runtime.computer_played(runtime, 8, 3) == set()  # type: ignore[arg-type]
+
+
+# ---- who held each seat survives a crash -------------------------------------------------
+
+
+def _play_out_as_people(runtime: Runtime) -> None:
+    """Play the hand out, each decision its seat's person's own (``player`` set)."""
+    t = runtime.table
+    hand = t.hand
+    assert hand is not None
+    while not hand.ended:
+        seat = t.match_seat(hand.pending_seats()[0])
+        legal = hand.legal_actions(hand.pending_seats()[0])
+        action = next((a for a in legal if a.text == "hu"), legal[-1])
+        runtime.commit({"k": "act", "seat": seat, "action": action.text,
+                        "player": t.seats[seat].player})
+
+
+def test_who_held_each_seat_and_from_where_is_settled_by_after_a_crash(database, monkeypatch):
+    """A hand the dead process dealt, played and could not settle is settled on restore by
+    the same rules its process would have applied: the winner, played from the address of
+    another seat of the hand, gains nothing lifetime (his partner keeps his loss); the 醒家
+    a connection held while it was dealt is paid his unit. Both were kept only in the
+    process's memory: restored, the winner gained and the 醒家 did not."""
+    server = Server(open_storage(database), match=RANDOM_HALL)
+    backend = type(server.storage)
+    failing = {"on": False}
+    real_settle = backend.settle_hand
+
+    def settle_hand(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if failing["on"]:
+            raise RuntimeError("injected failure")
+        return real_settle(self, *args, **kwargs)
+
+    monkeypatch.setattr(backend, "settle_hand", settle_hand)
+
+    before: dict[int, tuple[int, int]] = {}
+
+    async def first_life() -> tuple[str, Any, list[int]]:
+        table, runtime, ids = _dealt_xingjia_room(server)
+        for _ in range(30):  # a hand somebody wins (a drawn one pays nobody)
+            _play_out_as_people(runtime)
+            summary = table.match.history[-1]
+            if summary.result.winner is not None:
+                failing["on"] = True
+                break
+            runtime.settle_if_needed(showing=True)
+            assert not table.needs_settlement()
+            _deal(runtime)
+        else:
+            raise AssertionError("no hand was won")
+        assert table.needs_settlement()
+        hand_no = table.hand_no
+        winner = summary.players[summary.result.winner]
+        partner = next(s for s in summary.players if s != winner)
+        for seat, address in ((winner, "10.0.0.9"), (partner, "10.0.0.9"),
+                              (summary.xingjia, "10.0.0.5")):
+            runtime.seen_at_seat(SimpleNamespace(seat=seat, address=address),  # type: ignore[arg-type]
+                                 hand_no)
+        assert runtime.sharing_seats(hand_no) == {winner, partner}
+        for pid in ids:  # the totals before this hand (earlier hands were drawn)
+            player = server.storage.player(pid)
+            assert player is not None
+            before[pid] = (player.points, player.wins)
+        return table.code, summary, ids
+
+    try:
+        code, summary, ids = asyncio.run(first_life())
+        for runtime in server.runtimes.values():
+            if runtime.settle_retry is not None:
+                runtime.settle_retry.cancel()
+    finally:
+        server.storage.close()  # "crash": nothing of the settlement was written
+    failing["on"] = False
+    again = Server(open_storage(database), match=RANDOM_HALL)
+    try:
+        logged = json.dumps(again.storage.load_log(code))
+        assert '"seen"' in logged and "10.0.0." not in logged  # digests, not addresses
+        assert again.restore() == 1
+        runtime = again.runtimes[code]
+        assert runtime.table.needs_settlement()
+        runtime.settle_if_needed()
+        assert not runtime.table.needs_settlement()
+        won = summary.players[summary.result.winner]
+        for seat, pid in enumerate(ids):
+            player = again.storage.player(pid)
+            assert player is not None
+            points = summary.points[seat]
+            if seat in (won, next(s for s in summary.players if s != won)):
+                expected = min(0, points)  # sharing an address: losses only
+                assert player.wins == before[pid][1], seat
+            else:
+                expected = points
+            assert player.points - before[pid][0] == expected, (seat, player.points, points)
+        assert summary.points[summary.xingjia] > 0  # (the 醒家 was paid his unit)
+    finally:
+        again.storage.close()
+
+
+def test_the_next_match_waits_for_the_da_jiesuan_to_be_read(tmp_path):
+    """A room's next hand comes ``next_delay`` (8 s by default) after a hand unless every
+    person pressed 下一局 — the 大结算 of a finished match went with it after 8 s, before
+    it was read (a phone review). The first hand of a new match waits at least
+    ``MATCH_END_WAIT`` instead; a hand within the match still waits ``next_delay``."""
+    server = Server(open_storage(str(tmp_path / "game.db")), match=RANDOM_HALL)
+
+    async def go() -> list[float]:
+        rec, _ = server.storage.create_player("p")
+        table = server.create_room({"seats": ["human", "random", "random"], "bot_delay": 0,
+                                    "claim_window": 0.01, "hands": 4, "next_delay": 3})
+        runtime = server.runtimes[table.code]
+        runtime.commit({"k": "sit", "seat": 0, "player": rec.id, "nickname": "p"})
+        # (as if a connection held seat 0: the room deals only while one does)
+        runtime.ready_to_deal = lambda: True  # type: ignore[method-assign]
+        waits = []
+        for _ in range(4):
+            _deal(runtime)
+            _play_out(runtime)
+            await _settled(runtime)
+            assert table.match is not None
+            runtime.next_task = None
+            runtime.schedule_except_bots()
+            assert runtime.next_at is not None
+            waits.append(runtime.next_at - time.monotonic())
+            if runtime.next_task is not None:
+                runtime.next_task.cancel()
+        assert table.match.over
+        runtime.stop()
+        return waits
+
+    try:
+        *within, after = asyncio.run(go())
+    finally:
+        server.storage.close()
+    assert all(2.5 < wait <= 3.0 for wait in within), within
+    assert runtime_module.MATCH_END_WAIT - 0.5 < after <= runtime_module.MATCH_END_WAIT
+
+
+def test_no_countdown_to_a_next_hand_while_a_seat_waits_for_someone(tmp_path):
+    """After the only other person left between hands the settlement still said "next
+    hand in 8 s" (a phone review): no hand comes while a person's seat is empty."""
+    server = Server(open_storage(str(tmp_path / "game.db")), match=RANDOM_HALL)
+
+    async def go() -> tuple[float | None, float | None]:
+        ids = [server.storage.create_player(f"p{s}")[0].id for s in range(2)]
+        table = server.create_room({"seats": ["human", "human", "random"], "bot_delay": 0,
+                                    "claim_window": 0.01, "next_delay": 30})
+        runtime = server.runtimes[table.code]
+        for seat, pid in enumerate(ids):
+            runtime.commit({"k": "sit", "seat": seat, "player": pid, "nickname": "p"})
+        runtime.ready_to_deal = lambda: True  # type: ignore[method-assign]
+        _deal(runtime)
+        _play_out(runtime)
+        await _settled(runtime)
+        runtime.schedule_except_bots()
+        counting = runtime.next_deadline()
+        runtime.commit({"k": "leave", "seat": 1, "frees": True})
+        runtime.free_left_seats()
+        after = runtime.next_deadline()
+        runtime.stop()
+        return counting, after
+
+    try:
+        counting, after = asyncio.run(go())
+    finally:
+        server.storage.close()
+    assert counting is not None and 25 < counting <= 30
+    assert after is None

@@ -117,6 +117,11 @@ export async function replaySteps(id: string): Promise<Json> {
   return call(`/api/games/${encodeURIComponent(id)}/steps`);
 }
 
+/** A finished game's record as served to this player (`you`: his seat in it, if any). */
+export async function gameRecord(id: string): Promise<Json> {
+  return call(`/api/games/${encodeURIComponent(id)}`);
+}
+
 /** A `delta` message applied to the last `state` (docs/protocol.md): the state it makes
  * (a new object; `last` is not changed), or null when it is not based on `last`. */
 export function applyDelta(last: Json | null, delta: Json): Json | null {
@@ -151,6 +156,12 @@ export function applyDelta(last: Json | null, delta: Json): Json | null {
   return { ...out, type: "state", n, events_from, events, hash, deadline, next_deadline, turn_deadline };
 }
 
+/** Silence from the server after which a `ping` asks for an answer, and how long an
+ * unanswered ping takes the connection for dead (TableSocket.watch). A table in play
+ * hears something every turn; a quiet one (waiting for people) only the pings' acks. */
+const SILENCE_PINGS_MS = 8000;
+const UNANSWERED_PING_MS = 12000;
+
 /** One table connection: numbered messages, resync after reconnecting. It asks for
  * `delta` messages and hands every one on as the full `state` it makes. */
 export class TableSocket {
@@ -159,6 +170,13 @@ export class TableSocket {
   private closed = false;
   private retry = 0;
   private state: Json | null = null; // the last state, what the next delta applies to
+  // the room's spectator places were full: the next try comes to take a free seat
+  // (`sit=1`), which no stranger holding those places can keep from a friend
+  private sitting = false;
+  private lastHeard = 0; // when the server last sent anything (ms, performance.now())
+  private pingSent: number | null = null; // a ping not answered yet: when it was sent
+  private retryTimer: number | undefined;
+  private heartbeat: number | undefined;
   hand = -1;
   events = 0;
 
@@ -169,9 +187,70 @@ export class TableSocket {
     private onFatal: (reason: string) => void = () => {},
   ) {}
 
+  /** A phone's socket can die unseen (no close event: a half-open connection after the
+   * network went away), and a table that froze then said nothing. Every few seconds of
+   * silence a `ping` asks the server for an answer (its ack); none for 12 s gives the
+   * socket up, and the usual reconnecting shows its banner and brings the table back.
+   * When the browser says the network is back, the next try comes at once. */
+  private watch(): void {
+    if (this.heartbeat !== undefined) return;
+    this.heartbeat = window.setInterval(() => {
+      const ws = this.ws;
+      if (this.closed || !ws || ws.readyState !== WebSocket.OPEN) return;
+      const now = performance.now();
+      // given up only on a ping left unanswered (a background tab's timers may run once a
+      // minute: silence alone says nothing there)
+      if (this.pingSent !== null && now - this.pingSent > UNANSWERED_PING_MS) this.abandon();
+      else if (this.pingSent === null && now - this.lastHeard > SILENCE_PINGS_MS) {
+        this.pingSent = now;
+        this.send({ type: "ping" });
+      }
+    }, 1000);
+    window.addEventListener("online", this.onOnline);
+    window.addEventListener("offline", this.onOffline);
+  }
+
+  private onOnline = (): void => this.reconnectNow();
+  private onOffline = (): void => {
+    if (this.ws) this.abandon();
+  };
+
+  /** Give the socket up without waiting for its close (a dead network may never finish
+   * the closing handshake): shown as reconnecting, and the next try scheduled. */
+  private abandon(): void {
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close();
+    this.onStatus(false);
+    if (!this.closed) this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    window.clearTimeout(this.retryTimer);
+    this.retry = Math.min(this.retry + 1, 6);
+    // jittered (±25%): the clients of a process that died do not all come back at once
+    // (no try while the browser knows it is offline: its `online` brings the next one)
+    this.retryTimer = window.setTimeout(() => navigator.onLine === false || this.open(),
+      200 * 2 ** this.retry * (0.75 + Math.random() / 2));
+  }
+
+  private reconnectNow(): void {
+    if (this.closed) return;
+    const ws = this.ws;
+    if (ws && (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING)) {
+      if (ws.readyState === WebSocket.OPEN) this.send({ type: "ping" });
+      return;
+    }
+    window.clearTimeout(this.retryTimer);
+    this.retry = 0;
+    this.open();
+  }
+
   open(): void {
+    this.watch();
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const url = `${proto}://${location.host}/ws/${encodeURIComponent(this.code)}?token=${encodeURIComponent(token() || "")}&presence=1&delta=1`;
+    const url = `${proto}://${location.host}/ws/${encodeURIComponent(this.code)}?token=${encodeURIComponent(token() || "")}&presence=1&delta=1${this.sitting ? "&sit=1" : ""}`;
+    this.sitting = false; // (one try: set again only by another "places are full")
     const ws = new WebSocket(url);
     this.ws = ws;
     this.state = null; // a new connection starts with a full state
@@ -182,9 +261,15 @@ export class TableSocket {
     // comes soon (the room's new owner is being found) rather than after a long backoff.
     ws.onopen = () => {
       this.retry = Math.min(this.retry, 1);
+      this.lastHeard = performance.now();
+      this.pingSent = null;
     };
     ws.onmessage = (event) => {
+      if (ws !== this.ws) return; // a socket given up on (closed for its silence)
+      this.lastHeard = performance.now();
+      this.pingSent = null;
       let msg = JSON.parse(event.data);
+      if (msg.type === "error" && msg.code === "spectators_full") this.sitting = true;
       if (msg.type === "welcome") {
         this.seq = Math.max(this.seq, msg.last_seq || 0);
         this.retry = 0;
@@ -201,6 +286,7 @@ export class TableSocket {
       this.onMessage(msg);
     };
     ws.onclose = (event) => {
+      if (ws !== this.ws) return; // an older socket; a newer one is already trying
       if (event.code === 4004 || event.code === 4001) {
         // no such room, or an unknown token: reconnecting cannot help
         this.closed = true;
@@ -209,9 +295,7 @@ export class TableSocket {
       }
       this.onStatus(false);
       if (this.closed) return;
-      this.retry = Math.min(this.retry + 1, 6);
-      // jittered (±25%): the clients of a process that died do not all come back at once
-      setTimeout(() => this.open(), 200 * 2 ** this.retry * (0.75 + Math.random() / 2));
+      this.scheduleRetry();
     };
   }
 
@@ -226,5 +310,9 @@ export class TableSocket {
   close(): void {
     this.closed = true;
     this.ws?.close();
+    window.clearInterval(this.heartbeat);
+    window.clearTimeout(this.retryTimer);
+    window.removeEventListener("online", this.onOnline);
+    window.removeEventListener("offline", this.onOffline);
   }
 }

@@ -76,6 +76,8 @@ const TEXT = {
   lobby: { zh: "大厅", en: "Lobby" },
   step: { zh: "步", en: "Step" },
   prev: { zh: "上一步", en: "Back" },
+  autoplay: { zh: "自动播放", en: "Play" },
+  pause: { zh: "暂停", en: "Pause" },
   next: { zh: "下一步", en: "Forward" },
   shuffleCheck: { zh: "洗牌校验", en: "Shuffle check" },
   commitment: { zh: "承诺值", en: "Commitment" },

@@ -40,11 +40,24 @@ function reasonText(result: Json, seatName: (seat: number) => string): string {
 function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
   const view = s.view;
   const result = view.result;
+  const settled = Boolean(s.table.settlement?.settled);
   const table = el(
     "table",
-    { class: "points" },
+    // data-settled: the beans shown are those that moved (tests wait for it)
+    settled ? { class: "points", "data-settled": "1" } : { class: "points" },
     el("tr", {}, el("th", {}, t("seat")), el("th", {}, t("groupsAndHand")), el("th", {}, t("points")), el("th", {}, t("beans"))),
   );
+  // the finished hand as the server settled it (its settlement view): table.xingjia is
+  // already the next hand's once the deal has moved
+  const finished: Json | null = s.table.settlement ?? null;
+  // the beans a match seat's account actually paid or gained, once the hand is settled:
+  // "—" where none moved (a computer, practice against a weaker computer, a room of its
+  // own stakes); the rules' figure only until then
+  const beansOf = (matchSeat: number | null | undefined, rulesBeans: number): string => {
+    if (!finished?.settled || matchSeat === null || matchSeat === undefined) return String(rulesBeans);
+    const moved = finished.moved?.[matchSeat];
+    return moved === null || moved === undefined ? "—" : String(moved);
+  };
   view.seats.forEach((seatInfo: Json | null, i: number) => {
     if (!seatInfo) return;
     const cards = el("td", { class: "cards" });
@@ -60,13 +73,10 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
         el("td", { class: "who" }, seatName(i), levelBadge(s, i)),
         cards,
         el("td", { class: "pts" }, String(result.points[i])),
-        el("td", { class: "beans" }, String(result.beans[i])),
+        el("td", { class: "beans" }, beansOf(finished?.players?.[i], result.beans[i])),
       ),
     );
   });
-  // the finished hand's 醒家 (the server's settlement view): table.xingjia is already the
-  // next hand's once the deal has moved
-  const finished: Json | null = s.table.settlement ?? null;
   const x: number | null | undefined = finished ? finished.xingjia : s.table.xingjia;
   if (x !== null && x !== undefined) {
     const points = result.xingjia_points ?? 0;
@@ -77,7 +87,7 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
         el("td", { class: "who" }, `${seatName(x)} · ${seatOutWord(s.table.rules)}`, levelBadge(s, x)),
         el("td", {}, ""),
         el("td", { class: "pts" }, String(points)),
-        el("td", { class: "beans" }, String(finished?.beans?.[x] ?? points * (s.table.rules.multiplier ?? 1))),
+        el("td", { class: "beans" }, beansOf(x, finished?.beans?.[x] ?? points * (s.table.rules.multiplier ?? 1))),
       ),
     );
   }

@@ -13,10 +13,12 @@ class PaohuziError(ValueError):
 
     ``words``: the message in each language a player may read it in (``{"en": ...,
     "zh": ...}``), where the server says it to a player (``paohuzi.server.refusals``);
-    ``None``: the English message alone.
+    ``None``: the English message alone. ``code``: which refusal it is, where the server
+    made it (a client may act on it: e.g. ``spectators_full``).
     """
 
     words: dict[str, str] | None = None
+    code: str | None = None
 
 
 class CardTextError(PaohuziError):

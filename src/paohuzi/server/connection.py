@@ -16,7 +16,11 @@ from paohuzi.server.storage import PlayerRecord
 from paohuzi.server.transport import SEND_TEXT_NOW
 from paohuzi.server.views import Body
 
-__all__ = ["SEND_TIMEOUT", "Client", "to_json"]
+__all__ = ["MAX_CONNECTIONS_PER_PLAYER", "SEND_TIMEOUT", "Client", "to_json"]
+
+MAX_CONNECTIONS_PER_PLAYER = 3
+"""Connections one player may hold to one room (rate limits are per connection); also the
+spectators' places a room keeps for each free person's seat."""
 
 SEND_TIMEOUT = 2.0
 """Seconds a connection may take to accept a message before it is cut off: a client that

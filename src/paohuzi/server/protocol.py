@@ -18,7 +18,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from paohuzi.core.cards import ALL_CARDS
 from paohuzi.core.errors import PaohuziError
-from paohuzi.server.connection import Client, to_json
+from paohuzi.server.connection import MAX_CONNECTIONS_PER_PLAYER, Client, to_json
 from paohuzi.server.levels import level_of
 from paohuzi.server.messages import (
     Act,
@@ -51,8 +51,6 @@ MAX_MESSAGE = 4096
 """Largest client message accepted (bytes); larger ones close the connection."""
 RATE_PER_SECOND = 30
 """Messages a connection may send per second; beyond, an error; at 3x, a close."""
-MAX_CONNECTIONS_PER_PLAYER = 3
-"""Connections one player may hold to one room (rate limits are per connection)."""
 MAX_SEQ_STEP = 2**20
 """How far above a seat's last applied ``seq`` a message may jump: a huge ``seq`` would
 otherwise leave no number above it, and the seat could never act again."""
@@ -162,14 +160,15 @@ async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
     seat = _seated(client)
     t = runtime.table
     assert t.match is not None
+    crossed = msg.after is not None and _crossed_deal(runtime, seat, msg.after)
     if t.hand is not None and t.hand.ended and not runtime.end_shown():
         # the engine is a claim window ahead (a win on the card in play): the seat was
         # shown a hand in play, and the answer must not tell it otherwise (the same
         # answer as below, 托管 included)
         runtime.leave_later(seat, msg.seq)
-        return msg.after is not None and _autoplay(runtime, seat, msg.seq)
+        return crossed and _autoplay(runtime, seat, msg.seq)
     if t.hand is not None and not t.hand.ended:
-        if (msg.after is not None and msg.after < t.hand_no) or t.hand_seat(seat) is None:
+        if crossed or t.hand_seat(seat) is None:
             # chosen between hands, after the end of hand ``after``, and a hand was dealt
             # meanwhile (played out by the seat's computer), or the 醒家/坐底 sitting this
             # hand out: the seat leaves when this hand ends, without an escape
@@ -185,6 +184,27 @@ async def _leave(runtime: Runtime, client: Client, msg: Leave) -> bool:
     runtime.record_match()  # its 大结算
     runtime.free_left_seats()  # (the hand he saw end was settled; else when it is)
     return True
+
+
+LEAVE_CROSSING_SECONDS = 5.0
+"""How long after a hand's deal a leave chosen before it (``after``) may arrive."""
+
+
+def _crossed_deal(runtime: Runtime, seat: int, after: int) -> bool:
+    """Whether a leave chosen between hands, after the end of hand ``after``, can have
+    crossed the deal of the hand now in play (sent before the deal reached the seat):
+    it names the hand just before, comes soon after this process dealt it, before any
+    decision of the seat's own in it. Any other is a leave from the hand in play — the
+    escape (§7.4): a forged ``after`` walked away from hands a red team disliked, its
+    computer playing them out (−12 where the escape cost −30). Every condition is the
+    seat's own knowledge, the same whether or not the engine has ended the hand on the
+    card in play: the answer tells nothing of the others' cards."""
+    t = runtime.table
+    if t.hand is None or t.hand_seat(seat) is None:
+        return False
+    own = True in runtime.moves.get(t.hand_no, {}).get(seat, set())
+    return after == t.hand_no - 1 and not own and bool(runtime.dealt_at) and \
+        time.monotonic() - runtime.dealt_at <= LEAVE_CROSSING_SECONDS
 
 
 def _autoplay(runtime: Runtime, seat: int, seq: int) -> bool:
@@ -347,8 +367,12 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
 
     async def refuse(refused: str | BaseException, close_code: int) -> None:
         said = words_of(refused) if isinstance(refused, BaseException) else None
-        body = {"type": "error", "message": str(refused)}
-        await ws.send_json(body if said is None else {**body, "words": said})
+        body: dict[str, Any] = {"type": "error", "message": str(refused)}
+        if said is not None:
+            body["words"] = said
+        if getattr(refused, "code", None) == "spectators_full":  # (the browser sits: `sit`)
+            body["code"] = "spectators_full"
+        await ws.send_json(body)
         await ws.close(code=close_code)
 
     cluster = server.cluster
@@ -391,14 +415,28 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
         await refuse(refusal(PaohuziError, "connections_account_open"), 1008)
         return
     held.append(("connections_per_account", str(rec.id)))
-    refused = connection_refused(runtime, rec, server.limits.max_spectators)
+    t = runtime.table
+    sitting = ws.query_params.get("sit") == "1" and t.seat_of_player(rec.id) is None
+    refused = connection_refused(runtime, rec, server.limits.max_spectators, sitting)
     if refused is not None:
         await refuse(refused, 1008)
         return
-    t = runtime.table
     client = Client(ws, rec, t.seat_of_player(rec.id),
                     presence=ws.query_params.get("presence") == "1",
                     delta=ws.query_params.get("delta") == "1", address=address)
+    watching: list[Client] = []
+    if sitting and connection_refused(runtime, rec, server.limits.max_spectators) is not None:
+        # past the spectators' cap only to take a free seat, as it comes
+        try:
+            async with runtime.lock:
+                seat = free_seat(t)
+                if seat is None:  # taken meanwhile
+                    raise refusal(PaohuziError, "spectators_full")
+                watching = _watching(runtime, client)
+                await _sit(runtime, client, Sit(0, seat))
+        except PaohuziError as exc:
+            await refuse(exc, 1008)
+            return
     runtime.connect(client)
     await client.send_now({"type": "welcome", "player": player_json(rec), "room": t.code,
                            "seat": client.seat, "cards": CARDS,
@@ -406,6 +444,9 @@ async def _serve(server: Server, ws: WebSocket, held: list[tuple[str, str]]) -> 
                            if client.seat is not None else 0})
     await runtime.send_state(client, snapshot=True)
     await client.send_now({"type": "presence", "connected": runtime.connected_seats()})
+    for other in watching:  # his other connections took the seat too: told so
+        if other.seat is not None:
+            await _welcome_seated(runtime, other)
     await runtime.announce_presence()
     if client.presence:
         await client.send_now(runtime.presence())
@@ -456,20 +497,27 @@ async def _receive(runtime: Runtime, client: Client) -> None:
         await handle(runtime, client, msg)
 
 
-def connection_refused(runtime: Runtime, rec: PlayerRecord, max_spectators: int
-                       ) -> PaohuziError | None:
+def connection_refused(runtime: Runtime, rec: PlayerRecord, max_spectators: int,
+                       sitting: bool = False) -> PaohuziError | None:
     """Why a new connection is refused, if it is: 3 per player; connections without a
     seat capped, with room left for people taking a free seat — a seated player is never
-    locked out by spectators."""
+    locked out by spectators, nor is one who comes to take a free seat (``sitting``: the
+    connection's ``sit=1``; strangers holding every spectator's place locked the friend
+    a private room waited for out of it, unseen — a red team)."""
     if sum(1 for c in runtime.clients if c.player.id == rec.id) >= MAX_CONNECTIONS_PER_PLAYER:
         return refusal(PaohuziError, "connections_player")
     if runtime.table.seat_of_player(rec.id) is not None:
         return None
-    free = sum(1 for s in runtime.table.seats if s.kind == "human" and s.player is None)
-    watching = sum(1 for c in runtime.clients if c.seat is None)
-    if watching >= max_spectators + free * MAX_CONNECTIONS_PER_PLAYER:
+    if runtime.spectator_room(max_spectators) <= 0 and \
+            not (sitting and free_seat(runtime.table) is not None):
         return refusal(PaohuziError, "spectators_full")
     return None
+
+
+def free_seat(table: Table) -> int | None:
+    """The first person's seat nobody holds, if any."""
+    return next((i for i, s in enumerate(table.seats) if s.kind == "human" and s.player is None),
+                None)
 
 
 def address_of(conn: Any) -> str:

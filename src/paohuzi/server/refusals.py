@@ -135,6 +135,7 @@ def refusal(kind: Callable[[str], E], code: str, /, **params: object) -> E:
     said = words(code, **params)
     exc = kind(said["en"])
     exc.words = said  # type: ignore[attr-defined]  # (PaohuziError declares it)
+    exc.code = code  # type: ignore[attr-defined]
     return exc
 
 

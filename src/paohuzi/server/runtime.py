@@ -22,12 +22,14 @@ from paohuzi.game.actions import Action, Pass
 from paohuzi.game.engine import Hand, Phase
 from paohuzi.players import choose_move, make_player, observation_for
 from paohuzi.server import settlement
-from paohuzi.server.connection import Client, to_json
+from paohuzi.server.connection import MAX_CONNECTIONS_PER_PLAYER, Client, to_json
 from paohuzi.server.delivery import DECISION_PAD, Delivery, Frame
 from paohuzi.server.economy import check_entry
 from paohuzi.server.levels import level_of
+from paohuzi.server.pgstorage import LeaseLostError
 from paohuzi.server.presence import PRESENCE_ENTRIES, Seating, presence_json
 from paohuzi.server.refusals import refusal
+from paohuzi.server.seen import Seen
 from paohuzi.server.table import Table, TableError
 
 if TYPE_CHECKING:
@@ -62,6 +64,13 @@ ComputerMove = tuple[str, int, Any, list[Action], float | None]
 """A computer's decision to make: ``choose_move``'s arguments."""
 
 
+MATCH_END_WAIT = 60.0
+"""The least wait, in seconds, before a room deals the first hand of a new match after a
+match played to its number of hands, unless every person pressed 下一局: its 大结算 is
+shown until then (a room's own ``next_delay``, 8 s by default, took it away before it was
+read). A match ended by a leave waits for someone to take the freed seat anyway."""
+
+
 class Runtime:
     """The async side of a table: connections, what they are shown and when, timers,
     computer moves."""
@@ -71,15 +80,12 @@ class Runtime:
         self.table = table
         self.lock = asyncio.Lock()
         self.clients: set[Client] = set()
-        self.addresses: dict[int, dict[int, set[str]]] = {}
-        """Per table hand, the addresses each match seat was played from (:meth:`seen_at_seat`)."""
+        self.seen = Seen()
+        """Per table hand, the seats held while it was dealt and the addresses each was
+        played from (:meth:`seen_at_seat`), logged as they are noted (seen.py)."""
         self.moves: dict[int, dict[int, set[bool]]] = {}
         """Per table hand, for each person's match seat, whether its decisions were his
         own (True) or the computer's for him (False: 托管, a timeout): :meth:`computer_played`."""
-        self.present: dict[int, set[int]] = {}
-        """Per table hand, the match seats a connection held, not in 托管, while it was
-        dealt (:meth:`seen_at_seat`): the 醒家, who decides nothing, gains only if his is
-        one (:meth:`computer_played`)."""
         self.timer_task: asyncio.Task[None] | None = None
         self.timer_wake: asyncio.TimerHandle | None = None  # starts timer_task when due
         self.bot_task: asyncio.Task[None] | None = None
@@ -98,6 +104,9 @@ class Runtime:
         self.settle_failures = 0
         self.settle_retry: asyncio.TimerHandle | None = None
         self.committed_at = 0.0  # when the next hand's commitment was published
+        self.dealt_at = 0.0
+        """When this process dealt the hand now in play (monotonic; 0: not this one):
+        a leave chosen between hands that crossed its deal (``after``) comes soon after."""
         self.next_at: float | None = None  # when the next hand is dealt anyway (monotonic)
         self.presence_sent: list[int] = []  # the connected seats last announced
         self._claim_frame: Frame | None = None  # the frame of the last claim point
@@ -143,6 +152,8 @@ class Runtime:
         claim = hand is not None and hand.phase is Phase.CLAIM
         start = time.monotonic() if taken_up is None else taken_up
         self.server.storage.append_log(self.table.code, entry)
+        if entry["k"] == "start":
+            self.dealt_at = time.monotonic()
         if entry["k"] == "act":  # what follows a decision is not shown sooner,
             end = time.monotonic() + DECISION_PAD
             self.delivery.hold(end)
@@ -553,6 +564,11 @@ class Runtime:
         if self.next_at is None or t.hand is None or not t.hand.ended or \
                 self.next_task is None or self.next_task.done():
             return None
+        if t.hall is None and (t.leavers_seated() or any(
+                s.kind == "human" and s.player is None for s in t.seats)):
+            return None  # no hand comes while a private room's seat waits for someone (a
+            # review saw "next hand in 8 s" after the only other person had left); a
+            # hall room's goes to its computer as the hand is dealt
         return max(0.0, self.next_at - time.monotonic())
 
     # ---- scheduling: computers, timers, the next hand ------------------------------
@@ -837,6 +853,8 @@ class Runtime:
         if (t.hand is None or t.hand.ended) and self.ready_to_deal() and (
                 self.next_task is None or self.next_task.done()):
             delay = 0.0 if t.hand is None else t.config.next_delay
+            if t.match is not None and t.match.over and t.match_end == "hands":
+                delay = max(delay, MATCH_END_WAIT)  # the 大结算 is read before it goes
             self.next_at = time.monotonic() + delay
             self.next_task = self._spawn(self._next_hand(t.hand_no, delay))
 
@@ -915,25 +933,34 @@ class Runtime:
         (default: the hand now dealt, or between hands the next one):
         :meth:`sharing_seats` reads them (an unknown address is not noted). While a hand
         is dealt (or at its deal), the seat is noted present in it unless in 托管
-        (:meth:`computer_played`)."""
+        (:meth:`computer_played`). What is new is logged (a ``seen`` entry): a process
+        that restores the room settles the hand by the same rule."""
         if client.seat is None:
             return
         dealt = hand_no is not None
         if hand_no is None:
             hand_no = self.table.hand_no
-            dealt = self.table.hand is not None and not self.table.hand.ended
+            hand = self.table.hand
+            # a hand the engine has ended but whose end the table has not shown yet (won on
+            # the card in play) is still the hand dealt: what is noted, and whether a log
+            # entry is written in the message's way, must not tell it sooner (a review)
+            dealt = hand is not None and (not hand.ended or not self.end_shown())
             if not dealt:
                 hand_no += 1  # between hands: the one to be dealt
-        if dealt and not self.table.seats[client.seat].tuoguan:
-            self.present.setdefault(hand_no, set()).add(client.seat)
-            for old in [h for h in self.present if h < hand_no - 2]:
-                del self.present[old]
-        if not client.address:
+        present = dealt and not self.table.seats[client.seat].tuoguan
+        entry = self.seen.note(hand_no, seat=client.seat, address=client.address or "",
+                               present=present)
+        if entry is None:
             return
-        seats = self.addresses.setdefault(hand_no, {})
-        seats.setdefault(client.seat, set()).add(client.address)
-        for old in [h for h in self.addresses if h < hand_no - 2]:
-            del self.addresses[old]
+        try:
+            self.server.storage.append_log(self.table.code, entry)
+        except LeaseLostError:
+            raise  # another process owns the room now (as a commit would)
+        except Exception as exc:  # noted here all the same; the message is handled
+            if "key" in entry:
+                self.seen.key_logged = False  # the next entry carries it
+            log.error("table %s: who held seat %d is not logged (%s)", self.table.code,
+                      client.seat, type(exc).__name__)
 
     def _note_move(self, seat: int, own: bool) -> None:
         """Note who made a decision of a person's seat in the hand now dealt."""
@@ -956,10 +983,10 @@ class Runtime:
 
         ``sat_out``: the seat that sat the hand out (the 醒家), which decides nothing: it
         counts too unless a connection held it, not in 托管, while the hand was dealt
-        (:attr:`present`) — a seat taken over HTTP that never connected was paid its
+        (:attr:`Seen.present`) — a seat taken over HTTP that never connected was paid its
         醒家 unit every time the deal put it opposite the dealer."""
         seats = {seat for seat, made in self.moves.get(hand_no, {}).items() if True not in made}
-        if sat_out is not None and sat_out not in self.present.get(hand_no, ()):
+        if sat_out is not None and sat_out not in self.seen.present.get(hand_no, ()):
             seats.add(sat_out)
         return seats
 
@@ -967,9 +994,7 @@ class Runtime:
         """The match seats of table hand ``hand_no`` played from an address another of its
         seats was played from too (connections held or messages sent while it was dealt):
         they gain nothing lifetime from it (:meth:`~paohuzi.server.server.Server.rate`)."""
-        seats = self.addresses.get(hand_no, {})
-        return {seat for seat, mine in seats.items()
-                if any(mine & theirs for other, theirs in seats.items() if other != seat)}
+        return self.seen.sharing(hand_no)
 
     def connect(self, client: Client) -> None:
         self.clients.add(client)
@@ -1032,6 +1057,25 @@ class Runtime:
         self.seating.note_hand({seat: t.seats[seat].tuoguan or seat not in connected
                                 for seat in seated if t.seats[seat].kind == "human"})
 
+    def spectator_room(self, max_spectators: int | None = None) -> int:
+        """How many more connections without a seat the room takes (negative: how many
+        too many): ``max_spectators`` (the server's limit by default), and as many per
+        free person's seat as one player may hold."""
+        t = self.table
+        most = self.server.limits.max_spectators if max_spectators is None else max_spectators
+        free = sum(1 for s in t.seats if s.kind == "human" and s.player is None)
+        watching = sum(1 for c in self.clients if c.seat is None)
+        return most + free * MAX_CONNECTIONS_PER_PLAYER - watching
+
+    def trim_spectators(self, unseated: list[Client]) -> None:
+        """Close the connections just left without a seat (a seat freed) that put the room
+        over its spectators' places: a player who came past the cap to sit (``sit=1``),
+        or filled the places kept for a free seat, then left, kept them all as
+        spectators — a review grew 28 spectators against a cap of 19 so."""
+        over = -self.spectator_room()
+        for client in unseated[:max(0, over)]:
+            client.close_soon(1008)
+
     def free_left_seats(self, escapes: bool = False) -> None:
         """Once the hand they left is shown and settled, the seats of players who left
         the table are freed (the caller holds the lock): a hall room's to its computer, a
@@ -1041,15 +1085,18 @@ class Runtime:
         t = self.table
         if (t.hand is not None and not t.hand.ended) or t.needs_settlement():
             return
+        unseated: list[Client] = []
         for seat in t.leavers_seated(escapes):
             kind = t.hall["computer"] if t.hall is not None else "human"
             self.commit({"k": "free", "seat": seat, "kind": kind})
             for client in self.clients:
                 if client.seat == seat:
                     client.seat = None
+                    unseated.append(client)
             self.next_votes.discard(seat)
             self.seating.idle.pop(seat, None)
             self.disconnected_at.pop(seat, None)
+        self.trim_spectators(unseated)
 
     def change_seats(self) -> None:
         """Between hands, a hall room's reserved seats are taken and idle ones freed
@@ -1059,6 +1106,7 @@ class Runtime:
                 t.needs_settlement():
             return
         entries = self.seating.entries(t, t.hall["computer"])
+        unseated: list[Client] = []
         for entry in entries:
             t.verify_seat_change()
             assert t.match is not None
@@ -1073,11 +1121,13 @@ class Runtime:
                     client.seat = seat
                 elif entry["k"] == "free" and client.seat == seat:
                     client.seat = None
+                    unseated.append(client)
             self.note_level(seat, entry.get("player"))
             self.next_votes.discard(seat)
         if entries:
             self.record_match()
             self._capture(self.frame(None, claim_point=False))  # with the levels
+        self.trim_spectators(unseated)
 
     def connected_seats(self) -> list[int]:
         """The match seats with at least one connection (who is at the table)."""

@@ -31,6 +31,7 @@ from paohuzi.server.roombounds import (
 )
 from paohuzi.server.runtime import Runtime
 from paohuzi.server.scheduler import FairPool
+from paohuzi.server.seen import KEPT_HANDS, Seen
 from paohuzi.server.storage import PlayerUpdate, Storage
 from paohuzi.server.table import TIMINGS, RoomConfig, Table, TableError
 
@@ -160,8 +161,12 @@ class Server:
         """Rebuild one table from its log (options already accepted) and serve it."""
         table = Table(code, RoomConfig.from_json(config))
         moves: list[tuple[int, int, bool]] = []  # who decided each person's decision
+        seen = Seen()  # who held each seat, from where (a settlement asks: seen.py)
         for i, entry in enumerate(self.storage.load_log(code)):
             try:
+                if entry.get("k") == "seen":
+                    seen.restore(entry)
+                    continue
                 table.apply(entry)
             except Exception as exc:  # a bad entry must not keep the server down
                 log.error("table %s: log entry %d does not apply (%s); skipped", code, i,
@@ -170,6 +175,8 @@ class Server:
             if entry.get("k") == "act" and table.seats[entry["seat"]].kind == "human":
                 moves.append((table.hand_no, entry["seat"], entry.get("player") is not None))
         runtime = self.runtimes[code] = Runtime(self, table)
+        seen.forget_before(table.hand_no - KEPT_HANDS)
+        runtime.seen = seen
         # a hand the dead process left unsettled: its settlement asks whether the computer
         # made every decision of a person's seat (托管, timeouts), as it would have there
         for hand_no, seat, own in moves:

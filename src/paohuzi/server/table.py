@@ -63,7 +63,7 @@ from paohuzi.server.views import (
 __all__ = ["HANDS", "STAKES", "TIMINGS", "RoomConfig", "Table", "TableError", "commitment"]
 
 _HAND_UNTOUCHED = frozenset(("sit", "commit", "entropy", "timeout", "tuoguan", "hall",
-                             "settled", "leaving"))
+                             "settled", "leaving", "seen"))
 """Log entries that change no hand (its views are kept across them: Table.bodies)."""
 
 HANDS: tuple[int, ...] = (0, 4, 8, 16)
@@ -430,6 +430,8 @@ class Table:
     def _apply(self, entry: dict[str, Any]) -> None:
         kind = entry["k"]
         assert self.match is not None
+        if kind == "seen":  # who held a seat, from where: the runtime's (seen.py)
+            return
         if kind == "sit":
             s = self.seats[entry["seat"]]
             s.player, s.nickname = entry["player"], entry.get("nickname", "")
