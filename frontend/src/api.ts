@@ -173,6 +173,7 @@ export class TableSocket {
   // the room's spectator places were full: the next try comes to take a free seat
   // (`sit=1`), which no stranger holding those places can keep from a friend
   private sitting = false;
+  private welcomed = false; // any connection of this socket was welcomed to the room
   private lastHeard = 0; // when the server last sent anything (ms, performance.now())
   private pingSent: number | null = null; // a ping not answered yet: when it was sent
   private retryTimer: number | undefined;
@@ -269,8 +270,11 @@ export class TableSocket {
       this.lastHeard = performance.now();
       this.pingSent = null;
       let msg = JSON.parse(event.data);
-      if (msg.type === "error" && msg.code === "spectators_full") this.sitting = true;
+      // (only on the way in: a connection welcomed before — a player who left his seat —
+      // is never seated again by a retry; a review saw an escaper dealt back in)
+      if (msg.type === "error" && msg.code === "spectators_full" && !this.welcomed) this.sitting = true;
       if (msg.type === "welcome") {
+        this.welcomed = true;
         this.seq = Math.max(this.seq, msg.last_seq || 0);
         this.retry = 0;
         this.onStatus(true);

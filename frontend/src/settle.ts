@@ -50,7 +50,8 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
   // the finished hand as the server settled it (its settlement view): table.xingjia is
   // already the next hand's once the deal has moved
   const finished: Json | null = s.table.settlement ?? null;
-  // the beans a match seat's account actually paid or gained, once the hand is settled:
+  // the beans a match seat's account actually paid or gained, once the hand is settled
+  // (rows are match seats, as `moved` is):
   // "—" where none moved (a computer, practice against a weaker computer, a room of its
   // own stakes); the rules' figure only until then
   const beansOf = (matchSeat: number | null | undefined, rulesBeans: number): string => {
@@ -73,7 +74,7 @@ function seatsTable(s: Json, seatName: (seat: number) => string): HTMLElement {
         el("td", { class: "who" }, seatName(i), levelBadge(s, i)),
         cards,
         el("td", { class: "pts" }, String(result.points[i])),
-        el("td", { class: "beans" }, beansOf(finished?.players?.[i], result.beans[i])),
+        el("td", { class: "beans" }, beansOf(i, result.beans[i])),
       ),
     );
   });

@@ -26,7 +26,6 @@ from paohuzi.server.connection import MAX_CONNECTIONS_PER_PLAYER, Client, to_jso
 from paohuzi.server.delivery import DECISION_PAD, Delivery, Frame
 from paohuzi.server.economy import check_entry
 from paohuzi.server.levels import level_of
-from paohuzi.server.pgstorage import LeaseLostError
 from paohuzi.server.presence import PRESENCE_ENTRIES, Seating, presence_json
 from paohuzi.server.refusals import refusal
 from paohuzi.server.seen import Seen
@@ -954,9 +953,8 @@ class Runtime:
             return
         try:
             self.server.storage.append_log(self.table.code, entry)
-        except LeaseLostError:
-            raise  # another process owns the room now (as a commit would)
-        except Exception as exc:  # noted here all the same; the message is handled
+        except Exception as exc:  # noted here all the same; the message is handled (a
+            # lost lease too: the room's next commit meets it, where it is handled)
             if "key" in entry:
                 self.seen.key_logged = False  # the next entry carries it
             log.error("table %s: who held seat %d is not logged (%s)", self.table.code,
