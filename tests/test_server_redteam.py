@@ -414,6 +414,21 @@ def test_room_codes_cannot_be_guessed_faster_over_http(tmp_path):
             assert "room lookups from your address" in reply.json()["error"]
 
 
+def _people_dealt(database: str) -> tuple[Any, list[int], Any, Any]:
+    """A room of three new accounts whose first hand this process has just dealt (seed 3):
+    the server, the players' ids, the table and its runtime."""
+    from paohuzi.server.backends import open_storage
+    from paohuzi.server.server import Server
+
+    server = Server(open_storage(database))
+    players = [server.storage.create_player(f"q{s}", beans=2000)[0].id for s in range(3)]
+    table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.05})
+    runtime = server.runtimes[table.code]
+    seat_people(runtime, players)
+    runtime.commit({"k": "start", "seed": 3, "salt": "x"})  # hand 1, in progress
+    return server, players, table, runtime
+
+
 def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
     """The settlement window's 返回大厅 sends ``leave`` between hands; if the next hand was
     dealt just before it arrived (the countdown ran out), it was an escape with its
@@ -423,22 +438,14 @@ def test_a_leave_chosen_between_hands_never_becomes_an_escape(tmp_path):
     from types import SimpleNamespace
 
     from paohuzi.server import protocol
-    from paohuzi.server.backends import open_storage
     from paohuzi.server.messages import Leave, parse_message
-    from paohuzi.server.server import Server
 
     assert parse_message('{"type": "leave", "seq": 3, "after": 1}') == Leave(3, 1)
     assert parse_message('{"type": "leave", "seq": 3, "after": -1}').kind == "leave"
 
     async def go() -> None:
-        server = Server(open_storage(str(tmp_path / "game.db")))
-        players = [server.storage.create_player(f"q{s}", beans=2000)[0].id for s in range(3)]
-        table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.05})
-        runtime = server.runtimes[table.code]
+        server, _, table, runtime = _people_dealt(str(tmp_path / "game.db"))
         async with runtime.lock:
-            seat_people(runtime, players)
-            runtime.commit({"k": "start", "seed": 3, "salt": "x"})  # hand 1, in progress
-            runtime.dealt_at = time.monotonic()  # (dealt by this process just now)
             logged = len(server.storage.load_log(table.code))
             changed = await protocol._leave(runtime, SimpleNamespace(seat=1), Leave(5, 0))
         entries = server.storage.load_log(table.code)[logged:]
@@ -463,20 +470,13 @@ def test_a_forged_after_does_not_walk_away_from_a_hand_in_play(tmp_path):
     from types import SimpleNamespace
 
     from paohuzi.server import protocol
-    from paohuzi.server.backends import open_storage
     from paohuzi.server.messages import Leave
-    from paohuzi.server.server import Server
 
     forged = ["after a decision of his own", "not the hand just before", "long after the deal"]
 
     async def go(case: str) -> list[dict[str, Any]]:
-        server = Server(open_storage(str(tmp_path / f"{forged.index(case)}.db")))
-        players = [server.storage.create_player(f"q{s}", beans=2000)[0].id for s in range(3)]
-        table = server.create_room({"seats": ["human"] * 3, "claim_window": 0.05})
-        runtime = server.runtimes[table.code]
+        server, players, table, runtime = _people_dealt(str(tmp_path / f"{forged.index(case)}.db"))
         async with runtime.lock:
-            seat_people(runtime, players)
-            runtime.commit({"k": "start", "seed": 3, "salt": "x"})  # hand 1, in progress
             hand = table.hand
             assert hand is not None and runtime.dealt_at  # (dealt just now)
             dealer = table.match_seat(hand.pending_seats()[0])
