@@ -516,8 +516,7 @@ def connection_refused(runtime: Runtime, rec: PlayerRecord, max_spectators: int,
 
 def free_seat(table: Table) -> int | None:
     """The first person's seat nobody holds, if any."""
-    return next((i for i, s in enumerate(table.seats) if s.kind == "human" and s.player is None),
-                None)
+    return next(iter(table.free_seats()), None)
 
 
 def address_of(conn: Any) -> str:

@@ -563,8 +563,7 @@ class Runtime:
         if self.next_at is None or t.hand is None or not t.hand.ended or \
                 self.next_task is None or self.next_task.done():
             return None
-        if t.hall is None and (t.leavers_seated() or any(
-                s.kind == "human" and s.player is None for s in t.seats)):
+        if t.hall is None and (t.leavers_seated() or t.free_seats()):
             return None  # no hand comes while a private room's seat waits for someone (a
             # review saw "next hand in 8 s" after the only other person had left); a
             # hall room's goes to its computer as the hand is dealt
@@ -1061,7 +1060,7 @@ class Runtime:
         free person's seat as one player may hold."""
         t = self.table
         most = self.server.limits.max_spectators if max_spectators is None else max_spectators
-        free = sum(1 for s in t.seats if s.kind == "human" and s.player is None)
+        free = len(t.free_seats())
         watching = sum(1 for c in self.clients if c.seat is None)
         return most + free * MAX_CONNECTIONS_PER_PLAYER - watching
 

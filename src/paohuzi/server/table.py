@@ -319,9 +319,13 @@ class Table:
         assert self.match is not None
         return self.match.hand_players or self.match.playing_seats()
 
+    def free_seats(self) -> list[int]:
+        """The persons' seats nobody holds (a private room's wait for someone to sit)."""
+        return [i for i, s in enumerate(self.seats) if s.kind == "human" and s.player is None]
+
     def ready_to_deal(self) -> bool:
-        return (self.hand is None or self.hand.ended) and not self.needs_settlement() and all(
-            s.kind != "human" or s.player is not None for s in self.seats)
+        return (self.hand is None or self.hand.ended) and not self.needs_settlement() and \
+            not self.free_seats()
 
     def leavers_seated(self, escapes: bool = True) -> list[int]:
         """The seats still held by a player who left the table (:attr:`left`; those left
